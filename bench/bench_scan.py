@@ -1,0 +1,103 @@
+"""Benchmark: scan_workspace vs ``rg --files`` on a generated tree of 100,000 files (issue 3 benchmarks).
+
+Run: ``python bench/bench_scan.py [--files 100000] [--runs 3] [--tree DIR]``. The tree is
+generated once under the temp folder and reused. Prints the median of each tool and
+the ratio (goal: scan ≤ 1.5× ``rg --files``). Warm page cache: one untimed run of each first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from localagent.tools.read_tools import find_rg  # noqa: E402
+from localagent.workspace.policy import AccessPolicy  # noqa: E402
+from localagent.workspace.scanner import scan_workspace  # noqa: E402
+
+RARE_WORD = "zebracorn_needle"
+
+
+def make_tree(root: Path, total: int) -> Path:
+    """Create ``total`` small source files under ``root`` (4 levels, 100 files a folder) unless already there."""
+    marker = root / f".complete-{total}"
+    if marker.exists():
+        return root
+    per_dir = 100
+    for n in range(total):
+        d = n // per_dir
+        folder = root / f"pkg{d // 100:02}" / f"mod{(d // 10) % 10}" / f"part{d % 10}"
+        if n % per_dir == 0:
+            folder.mkdir(parents=True, exist_ok=True)
+        word = RARE_WORD if n % 5000 == 7 else "common"
+        (folder / f"file_{n:06}.cpp").write_text(
+            f"// file {n}\n#include <vector>\nclass C{n} {{\n  int {word} = {n};\n}};\n", encoding="utf-8")
+    marker.write_text("ok")
+    return root
+
+
+def median_time(func, runs: int) -> float:
+    """Return the median wall time of ``func()`` in seconds over ``runs`` runs (after one warm-up)."""
+    func()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bare_walk(root: Path) -> int:
+    """Return the file count of a bare ``os.scandir`` walk with one ``stat`` per file: the floor for a scan."""
+    import os
+    from collections import deque
+
+    queue, count = deque([str(root)]), 0
+    while queue:
+        with os.scandir(queue.popleft()) as iterator:
+            for entry in iterator:
+                if entry.is_dir(follow_symlinks=False):
+                    queue.append(entry.path)
+                else:
+                    entry.stat(follow_symlinks=False)
+                    count += 1
+    return count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tree", type=Path, default=Path(tempfile.gettempdir()) / "localagent-bench-tree")
+    args = parser.parse_args()
+    root = make_tree(args.tree, args.files)
+    rg = find_rg()
+    if rg is None:
+        sys.exit("rg not found")
+    policy = AccessPolicy(root)
+    found = scan_workspace(policy, max_files=args.files * 2, max_depth=64)
+    listed = subprocess.run([rg, "--files", "--no-config", str(root)], capture_output=True, check=True)
+    print(f"tree: {root}  files: scan={len(found.files)} rg={len(listed.stdout.splitlines())}")
+    scan_s = median_time(lambda: scan_workspace(policy, max_files=args.files * 2, max_depth=64), args.runs)
+    rg_s = median_time(lambda: subprocess.run([rg, "--files", "--no-config", str(root)], capture_output=True,
+                                              check=True), args.runs)
+    rg1_s = median_time(lambda: subprocess.run([rg, "--files", "--no-config", "-j1", str(root)],
+                                               capture_output=True, check=True), args.runs)
+    floor_s = median_time(lambda: bare_walk(root), args.runs)
+    rg_sort_s = median_time(lambda: subprocess.run([rg, "--files", "--no-config", "--sort", "modified", str(root)],
+                                                   capture_output=True, check=True), args.runs)
+    print(f"scan_workspace  median {scan_s * 1000:8.1f} ms")
+    print(f"floor: os.scandir walk + 1 stat/file, no objects  {floor_s * 1000:.1f} ms")
+    print(f"rg --files --sort modified (stats every file)     {rg_sort_s * 1000:.1f} ms")
+    print(f"rg --files      median {rg_s * 1000:8.1f} ms   (single thread -j1: {rg1_s * 1000:.1f} ms)")
+    print(f"ratio scan/rg   {scan_s / rg_s:.2f}x   (goal <= 1.5x)")
+
+
+if __name__ == "__main__":
+    main()

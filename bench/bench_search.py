@@ -1,0 +1,52 @@
+"""Benchmark: search_text vs bare ``rg --json --fixed-strings PATTERN`` on the 100,000-file tree.
+
+Run: ``python bench/bench_search.py [--files 100000] [--runs 3] [--tree DIR]``. Uses (and if
+needed generates) the same tree as ``bench_scan.py``. Two patterns: a rare one (20 hits, so
+the whole tree is searched: the fair comparison; goal ≤ 1.10×) and a common one (every
+file: search_text stops at 50 matches, bare rg prints them all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_scan import RARE_WORD, make_tree, median_time  # noqa: E402
+
+from localagent.tools.read_tools import find_rg, search_text  # noqa: E402
+from localagent.tools.types import ToolContext  # noqa: E402
+from localagent.workspace.policy import AccessPolicy  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tree", type=Path, default=Path(tempfile.gettempdir()) / "localagent-bench-tree")
+    args = parser.parse_args()
+    root = make_tree(args.tree, args.files)
+    rg = find_rg()
+    if rg is None:
+        sys.exit("rg not found")
+    ctx = ToolContext(policy=AccessPolicy(root))
+    for label, pattern in (("rare", RARE_WORD), ("common", "#include <vector>")):
+        result = search_text(ctx, pattern)
+        bare = subprocess.run([rg, "--json", "--fixed-strings", "-e", pattern, str(root)], capture_output=True)
+        bare_matches = bare.stdout.count(b'"type":"match"')
+        ours_s = median_time(lambda p=pattern: search_text(ctx, p), args.runs)
+        bare_s = median_time(lambda p=pattern: subprocess.run([rg, "--json", "--fixed-strings", "-e", p, str(root)],
+                                                              capture_output=True), args.runs)
+        print(f"[{label}] pattern={pattern!r}: search_text {len(result.matches)} matches, bare rg {bare_matches}")
+        print(f"  search_text median {ours_s * 1000:8.1f} ms")
+        print(f"  bare rg     median {bare_s * 1000:8.1f} ms")
+        print(f"  ratio {ours_s / bare_s:.2f}x   (goal <= 1.10x)")
+
+
+if __name__ == "__main__":
+    main()

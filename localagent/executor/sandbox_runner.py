@@ -1,0 +1,258 @@
+"""Run a generated Python task once, isolated (seed 000 step 6, issue 2 part 11).
+
+One-shot ``python -I`` child, working directory the workspace, environment from
+an allowlist (:func:`localagent.executor.env.build_child_env`), the runtime guard
+installed before the task's code (:mod:`localagent.executor.guard_bootstrap`),
+inside bubblewrap where it works (:mod:`localagent.executor.sandbox`). Output is
+streamed line by line and written to ``workspace/logs/task_<id>.log``. A timeout
+or a cancel kills the whole process tree. A non-zero exit is data in
+:class:`RunResult`, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Protocol
+
+from localagent.errors import SandboxUnavailable
+from localagent.executor import process_tree, sandbox
+from localagent.executor.env import build_child_env
+
+#: A task's stdout line that reports its counts: ``LOCALAGENT_RESULT {"succeeded": n, "failed": m}``.
+RESULT_MARKER = "LOCALAGENT_RESULT "
+_POLL_S = 0.05
+_LOG_LIMIT_BYTES = 20 * 1024 * 1024
+_BOOTSTRAP = Path(__file__).resolve().with_name("guard_bootstrap.py")
+
+
+class WorkspaceLayoutLike(Protocol):
+    """Any object with the workspace's four paths (``localagent.workspace.layout.WorkspaceLayout``)."""
+
+    root: Path
+    input: Path
+    output: Path
+    logs: Path
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run of a task did.
+
+    Attributes:
+        returncode: the child's exit code; ``None`` when it was killed (timeout, cancel).
+        timed_out, cancelled: why it was killed, if it was.
+        log_path: ``workspace/logs/task_<id>.log``.
+        isolation: ``"bwrap"`` or ``"guard-only"``.
+        interceptions: one dict per denied operation: ``{"category", "event", "detail"}``.
+        reported: the task's last ``LOCALAGENT_RESULT`` object with int ``succeeded``/``failed``, or ``None``.
+        new_output_files: files that appeared in ``output/`` (POSIX paths relative to it, sorted).
+        duration_s: wall time of the run, in seconds.
+    """
+
+    returncode: int | None
+    timed_out: bool
+    cancelled: bool
+    log_path: Path
+    isolation: str
+    interceptions: tuple[dict, ...]
+    reported: dict | None
+    new_output_files: tuple[str, ...]
+    duration_s: float
+
+
+def choose_isolation(requested: str | None = None, *, require_isolation: bool = False) -> str:
+    """Pick the isolation for a run.
+
+    Args:
+        requested: ``"bwrap"``, ``"guard-only"`` or ``None`` for the best available.
+        require_isolation: fail instead of falling back to ``"guard-only"``.
+
+    Returns:
+        ``"bwrap"`` or ``"guard-only"``.
+
+    Raises:
+        SandboxUnavailable: bubblewrap was required or requested and does not work here.
+        ValueError: ``requested`` is not a known isolation.
+    """
+    if requested not in (None, sandbox.BWRAP, sandbox.GUARD_ONLY):
+        raise ValueError(f"unknown isolation: {requested!r}")
+    wants_bwrap = require_isolation or requested == sandbox.BWRAP
+    if requested == sandbox.GUARD_ONLY and not require_isolation:
+        return sandbox.GUARD_ONLY
+    if sandbox.bwrap_available():
+        return sandbox.BWRAP
+    if wants_bwrap:
+        raise SandboxUnavailable(
+            "需要系统级隔离（Linux 上的 bubblewrap），但本机不可用，任务未执行。",
+            "OS isolation (bubblewrap on Linux) is required but not available here; the task did not run.")
+    return sandbox.GUARD_ONLY
+
+
+def _output_files(output: Path) -> set[str]:
+    found: set[str] = set()
+    for folder, _dirs, files in os.walk(output):
+        for name in files:
+            found.add((Path(folder) / name).relative_to(output).as_posix())
+    return found
+
+
+def parse_reported(line: str) -> dict | None:
+    """Parse one ``LOCALAGENT_RESULT {json}`` line; ``None`` unless it holds non-negative int counts."""
+    if not line.startswith(RESULT_MARKER):
+        return None
+    try:
+        data = json.loads(line[len(RESULT_MARKER):])
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    counts = [data.get("succeeded"), data.get("failed")]
+    if not all(type(value) is int and value >= 0 for value in counts):
+        return None
+    return data
+
+
+def _read_interceptions(path: Path) -> tuple[dict, ...]:
+    items = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and isinstance(item.get("category"), str):
+            items.append({key: str(item.get(key, "")) for key in ("category", "event", "detail")})
+    return tuple(items)
+
+
+class _OutputPump:
+    """Read the child's merged stdout/stderr: log each line, pass it on, keep the last result line."""
+
+    def __init__(self, stream: IO[bytes], log: IO[str], on_output: Callable[[str], None] | None) -> None:
+        self.reported: dict | None = None
+        self._stream, self._log, self._on_output, self._written = stream, log, on_output, 0
+        self.thread = threading.Thread(target=self._run, name="localagent-task-output", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        for raw in iter(self._stream.readline, b""):
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            self.reported = parse_reported(line) or self.reported
+            if self._written < _LOG_LIMIT_BYTES:
+                self._written += len(raw)
+                self._log.write(line + "\n")
+                self._log.flush()
+            if self._on_output is not None:
+                try:
+                    self._on_output(line)
+                except Exception:  # a broken display must not stop the log
+                    self._on_output = None
+
+
+def _popen(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen:
+    kwargs: dict = {"start_new_session": True} if os.name == "posix" else {
+        "creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined]
+    return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, **kwargs)
+
+
+def _wait(process: subprocess.Popen, deadline: float, cancel_event: threading.Event | None) -> str:
+    """Wait for the child; return ``"exited"``, ``"timeout"`` or ``"cancelled"`` (checked every 0.05 s)."""
+    while process.poll() is None:
+        if cancel_event is not None and cancel_event.is_set():
+            return "cancelled"
+        if time.monotonic() >= deadline:
+            return "timeout"
+        time.sleep(_POLL_S)
+    return "exited"
+
+
+def _child_argv(isolation: str, layout: WorkspaceLayoutLike, code_path: Path, record: Path) -> list[str]:
+    root = Path(layout.root).resolve()
+    argv = [sys.executable, "-I", "-B", "-u", "-X", "utf8", str(_BOOTSTRAP), str(root), str(code_path), str(record)]
+    if isolation != sandbox.BWRAP:
+        return argv
+    logs = Path(layout.logs).resolve()
+    protected = [p for p in logs.iterdir() if p.is_file() and not p.is_symlink()
+                 and (p.name == "security_metrics.json" or (p.name.startswith("task_") and p.suffix == ".log"))]
+    readable = [] if root in code_path.parents else [code_path]
+    return sandbox.bwrap_argv(root, [Path(layout.output), logs, record], readable, protected) + argv
+
+
+def _finish(process: subprocess.Popen, outcome: str, run_id: str) -> int | None:
+    """Kill what is left of the run and reap the child; return its exit code, ``None`` if it was killed."""
+    if outcome == "exited":  # already reaped by poll(): only stragglers that carry the run's marker
+        process_tree.kill_tree(None, run_id=run_id)
+        return process.returncode
+    group = process.pid if os.name == "posix" else None
+    process_tree.kill_tree(process.pid, process_group=group, run_id=run_id)
+    process.wait()
+    return None
+
+
+def _header(task_id: str, isolation: str, timeout: float) -> str:
+    now = datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+    return f"# LocalAgent task {task_id} | started {now} | isolation {isolation} | timeout {timeout:g}s\n"
+
+
+def run_task(code_path: Path, workspace: WorkspaceLayoutLike, task_id: str, *, timeout: float = 120.0,
+             cancel_event: threading.Event | None = None, on_output: Callable[[str], None] | None = None,
+             require_isolation: bool = False, isolation: str | None = None) -> RunResult:
+    """Run ``code_path`` once in an isolated child process and report what happened.
+
+    Args:
+        code_path: the task's Python file (``workspace/task_<id>.py``).
+        workspace: the workspace layout (``root``, ``input``, ``output``, ``logs`` paths).
+        task_id: names the log file ``logs/task_<task_id>.log``.
+        timeout: seconds before the whole process tree is killed.
+        cancel_event: when set, the process tree is killed within 0.05 s.
+        on_output: called with each output line (no newline), from a reader thread.
+        require_isolation: refuse to run without bubblewrap (fail closed).
+        isolation: force ``"bwrap"`` or ``"guard-only"``; ``None`` picks the best available.
+
+    Returns:
+        A :class:`RunResult`; a non-zero exit, a timeout or a cancel is data, not an exception.
+
+    Raises:
+        SandboxUnavailable: bubblewrap was required or requested and does not work (nothing ran).
+    """
+    mode = choose_isolation(isolation, require_isolation=require_isolation)
+    output, logs = Path(workspace.output), Path(workspace.logs)
+    output.mkdir(parents=True, exist_ok=True)
+    logs.mkdir(parents=True, exist_ok=True)
+    code_path = Path(code_path).resolve()
+    log_path = logs / f"task_{task_id}.log"
+    before = _output_files(output)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="localagent-run-") as private, \
+            open(log_path, "a", encoding="utf-8") as log:
+        record = Path(private) / "interceptions.jsonl"
+        record.touch(mode=0o600)
+        log.write(_header(task_id, mode, timeout))
+        log.flush()
+        run_id = secrets.token_hex(16)
+        env = build_child_env({process_tree.MARKER_VARIABLE: run_id})
+        process = _popen(_child_argv(mode, workspace, code_path, record), Path(workspace.root).resolve(), env)
+        pump = _OutputPump(process.stdout, log, on_output)  # type: ignore[arg-type]
+        outcome = _wait(process, started + timeout, cancel_event)
+        returncode = _finish(process, outcome, run_id)
+        pump.thread.join(timeout=5)
+        process.stdout.close()  # type: ignore[union-attr]
+        interceptions = _read_interceptions(record)
+        duration = time.monotonic() - started
+        log.write(f"# exit {returncode} | timed out {outcome == 'timeout'} | cancelled {outcome == 'cancelled'}"
+                  f" | interceptions {len(interceptions)} | {duration:.2f}s\n")
+    return RunResult(
+        returncode=returncode, timed_out=outcome == "timeout", cancelled=outcome == "cancelled", log_path=log_path,
+        isolation=mode, interceptions=interceptions, reported=pump.reported,
+        new_output_files=tuple(sorted(_output_files(output) - before)), duration_s=duration)

@@ -1,0 +1,202 @@
+"""Workspace parts of the desktop window (issue 3 §4; seed 001 §9–§11, §8.3).
+
+:class:`WorkspaceBar` shows the current folder with a 选择工作区 / Choose…
+button. :class:`ResultList` is the numbered list that "打开第N个" refers to; a
+double-click sends that sentence through the controller. :class:`ConfirmDialog`
+shows a pending action plan — action, path, risk, warnings — and, for a strong
+confirmation (move, folder delete), asks the user to type the file name first.
+Widgets only: the app decides what happens on each answer.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from pathlib import PurePosixPath
+from tkinter import ttk
+from typing import Any, Callable
+
+from localagent.i18n import tr
+
+RISK_COLOURS = {"ReadOnly": "#1e7b34", "Low": "#1e7b34", "Medium": "#b9770e", "High": "#c0392b",
+                "Dangerous": "#c0392b"}
+
+
+class WorkspaceBar(ttk.Frame):
+    """The line naming the workspace folder, with the Choose… button.
+
+    Args:
+        master: parent; lang: ``"zh"``/``"en"``; on_choose: called when the button is pressed.
+    """
+
+    def __init__(self, master: tk.Misc, lang: str, on_choose: Callable[[], object]) -> None:
+        super().__init__(master, padding=(8, 0, 8, 4))
+        self._lang = lang
+        self.path_label = ttk.Label(self, text="", anchor=tk.W)
+        self.path_label.pack(side=tk.LEFT, fill=tk.X, expand=True)
+        self.choose_button = ttk.Button(self, text=tr(lang, "选择工作区", "Choose…"), command=on_choose)
+        self.choose_button.pack(side=tk.RIGHT)
+
+    def set_path(self, path: object) -> None:
+        """Show ``path`` as the current workspace."""
+        self.path_label.configure(text=tr(self._lang, f"工作区：{path}", f"Workspace: {path}"))
+
+    def set_enabled(self, enabled: bool) -> None:
+        """Enable or disable the Choose… button (disabled while a job runs)."""
+        self.choose_button.configure(state=tk.NORMAL if enabled else tk.DISABLED)
+
+
+class ResultList(ttk.Frame):
+    """The numbered result list of the last search or listing (seed 001 §11).
+
+    Args:
+        master: parent; lang: ``"zh"``/``"en"``.
+        on_open: called with the 1-based position of a double-clicked row.
+    """
+
+    def __init__(self, master: tk.Misc, lang: str, on_open: Callable[[int], object]) -> None:
+        super().__init__(master, padding=(0, 4, 0, 0))
+        self._on_open = on_open
+        ttk.Label(self, text=tr(lang, "结果列表（双击打开）", "Results (double-click to open)")).pack(anchor=tk.W)
+        body = ttk.Frame(self)
+        body.pack(fill=tk.BOTH, expand=True)
+        self.listbox = tk.Listbox(body, height=5, activestyle=tk.DOTBOX, exportselection=False)
+        scroll = ttk.Scrollbar(body, orient=tk.VERTICAL, command=self.listbox.yview)
+        self.listbox.configure(yscrollcommand=scroll.set)
+        self.listbox.pack(side=tk.LEFT, fill=tk.BOTH, expand=True)
+        scroll.pack(side=tk.RIGHT, fill=tk.Y)
+        self.listbox.bind("<Double-Button-1>", self._double_click)
+        self.listbox.bind("<Return>", self._double_click)
+
+    def show(self, rows: list[str]) -> None:
+        """Replace the list by ``rows``, numbered from 1."""
+        self.listbox.delete(0, tk.END)
+        for number, row in enumerate(rows, start=1):
+            self.listbox.insert(tk.END, f"{number}. {row}")
+
+    def rows(self) -> list[str]:
+        """Return the rows as shown (with their numbers)."""
+        return list(self.listbox.get(0, tk.END))
+
+    def open_row(self, position: int) -> None:
+        """Act as if row ``position`` (1-based) was double-clicked."""
+        if 1 <= position <= self.listbox.size():
+            self._on_open(position)
+
+    def _double_click(self, _event: object) -> None:
+        selection = self.listbox.curselection()
+        if selection:
+            self.open_row(int(selection[0]) + 1)
+
+
+def result_rows(result: Any) -> list[str]:
+    """Return the list rows of a WorkspaceToolResult: its files, else its text matches."""
+    if result is None:
+        return []
+    files = list(getattr(result, "files", ()) or ())
+    if files:
+        return [f"{f.relative_path}{'/' if f.is_directory else ''}" for f in files]
+    return [f"{m.path}:{m.line}  {m.snippet.strip()[:120]}" for m in getattr(result, "matches", ()) or ()]
+
+
+def plan_name_to_type(plan: Any) -> str:
+    """Return the file name a strong confirmation asks for: the last part of the source (or target) path."""
+    path = getattr(plan, "relative_source_path", "") or getattr(plan, "relative_target_path", "")
+    return PurePosixPath(str(path).replace("\\", "/")).name
+
+
+class ConfirmDialog(tk.Toplevel):
+    """A modal-looking, non-blocking confirmation of a pending action plan (seed 001 §8.3).
+
+    Shows the action, the path(s), the risk and the warnings. With
+    ``plan.strong_confirmation`` the Confirm button stays disabled until the user
+    has typed the file name. The dialog never blocks the event loop, so tests
+    drive it through :meth:`answer` and :attr:`name_entry`.
+
+    Args:
+        master: the main window; plan: a WorkspaceActionPlan; lang: ``"zh"``/``"en"``;
+        font: optional font; on_answer: called once with True (confirm) or False.
+    """
+
+    def __init__(self, master: tk.Misc, plan: Any, lang: str, on_answer: Callable[[bool], object],
+                 font: object = None) -> None:
+        super().__init__(master, padx=14, pady=12)
+        self.title(tr(lang, "确认操作", "Confirm action"))
+        self.transient(master)  # type: ignore[arg-type]
+        self._on_answer = on_answer
+        self._answered = False
+        self.expected_name = plan_name_to_type(plan) if getattr(plan, "strong_confirmation", False) else ""
+        self._rows(plan, lang, font)
+        self.name_var = tk.StringVar(self)
+        self.name_entry: ttk.Entry | None = None
+        if self.expected_name:
+            self._strong_row(lang)
+        self._buttons(lang)
+        self.protocol("WM_DELETE_WINDOW", lambda: self.answer(False))
+        self._try_grab()
+
+    def _rows(self, plan: Any, lang: str, font: object) -> None:
+        risk = getattr(plan, "risk", None)
+        risk_label = getattr(risk, "label", str(risk))
+        risk_text = tr(lang, f"{getattr(risk, 'label_zh', risk_label)}（{risk_label}）", risk_label)
+        kind = getattr(getattr(plan, "type", None), "value", str(getattr(plan, "type", "")))
+        path = plan.relative_source_path or plan.relative_target_path or "."
+        if plan.relative_source_path and plan.relative_target_path:
+            path = f"{plan.relative_source_path} → {plan.relative_target_path}"
+        rows = [(tr(lang, "操作", "Action"), plan.title or kind, None), (tr(lang, "路径", "Path"), path, None),
+                (tr(lang, "风险", "Risk"), risk_text, RISK_COLOURS.get(risk_label))]
+        if plan.description:
+            rows.append((tr(lang, "说明", "Details"), plan.description, None))
+        rows.extend((tr(lang, "注意", "Warning"), warning, "#c0392b") for warning in plan.warnings)
+        for row, (name, value, colour) in enumerate(rows):
+            ttk.Label(self, text=name + "：" if lang != "en" else name + ":").grid(row=row, column=0, sticky=tk.NW)
+            label = ttk.Label(self, text=value, wraplength=420, justify=tk.LEFT, font=font)
+            if colour:
+                label.configure(foreground=colour)
+            label.grid(row=row, column=1, sticky=tk.W, padx=(6, 0), pady=1)
+        self._next_row = len(rows)
+
+    def _strong_row(self, lang: str) -> None:
+        ttk.Label(self, text=tr(lang, f"这是高风险操作。请输入文件名 “{self.expected_name}” 以确认：",
+                                f"High-risk action. Type the file name “{self.expected_name}” to confirm:"),
+                  foreground="#c0392b", wraplength=480).grid(row=self._next_row, column=0, columnspan=2,
+                                                             sticky=tk.W, pady=(8, 2))
+        self.name_entry = ttk.Entry(self, textvariable=self.name_var)
+        self.name_entry.grid(row=self._next_row + 1, column=0, columnspan=2, sticky=tk.EW)
+        self.name_var.trace_add("write", lambda *_: self._update_confirm())
+        self._next_row += 2
+
+    def _buttons(self, lang: str) -> None:
+        bar = ttk.Frame(self)
+        bar.grid(row=self._next_row, column=0, columnspan=2, sticky=tk.E, pady=(12, 0))
+        self.confirm_button = ttk.Button(bar, text=tr(lang, "确认", "Confirm"), command=lambda: self.answer(True))
+        self.cancel_button = ttk.Button(bar, text=tr(lang, "取消", "Cancel"), command=lambda: self.answer(False))
+        self.confirm_button.pack(side=tk.LEFT, padx=(0, 6))
+        self.cancel_button.pack(side=tk.LEFT)
+        self._update_confirm()
+
+    def name_matches(self) -> bool:
+        """Return True when no name is asked for or the typed name equals it exactly."""
+        return not self.expected_name or self.name_var.get().strip() == self.expected_name
+
+    def _update_confirm(self) -> None:
+        self.confirm_button.configure(state=tk.NORMAL if self.name_matches() else tk.DISABLED)
+
+    def answer(self, confirmed: bool) -> None:
+        """Close the dialog and report the answer once; a confirm without the typed name counts as no."""
+        if self._answered:
+            return
+        self._answered = True
+        confirmed = confirmed and self.name_matches()
+        try:
+            self.grab_release()
+        except tk.TclError:
+            pass
+        self.destroy()
+        self._on_answer(confirmed)
+
+    def _try_grab(self) -> None:
+        try:
+            self.update_idletasks()
+            self.grab_set()
+        except tk.TclError:  # not viewable yet (e.g. under some window managers): stay non-modal
+            pass

@@ -1,0 +1,121 @@
+"""Backups taken before any change to an existing file (seed 001 §8.3 WriteFileTool, issue 3 §3).
+
+Backups live in ``<workspace>/.localagent/backups/`` and are named after the seed:
+``relative_path.replace("/", "__") + "." + yyyyMMdd-HHmmss + ".bak"``; a second
+backup of the same file within one second gets ``-1``, ``-2``… before ``.bak``.
+A backup is never overwritten (each is published with no-replace semantics).
+Only this module and the journal write under ``.localagent/``; the access policy
+refuses that folder to every tool.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from localagent.errors import ToolFailed
+from localagent.workspace.atomic import copy_no_replace
+
+if TYPE_CHECKING:
+    from localagent.workspace.policy import AccessPolicy
+
+PRODUCT_DIR = ".localagent"
+BACKUP_DIR = "backups"
+_MAX_COLLISIONS = 1000
+
+
+def product_dir(root: Path | str, *parts: str) -> Path:
+    """Return ``<root>/.localagent/<parts…>``, creating the folders if needed.
+
+    Each folder on the way must be a real folder, not a symbolic link (a
+    downloaded project could ship ``.localagent`` as a link pointing elsewhere).
+
+    Args:
+        root: the workspace root (absolute).
+        *parts: sub-folder names below ``.localagent`` (e.g. ``"backups"``).
+
+    Returns:
+        The absolute folder path.
+
+    Raises:
+        ToolFailed: a folder on the way is a link or not a folder, or cannot be made.
+    """
+    current = Path(root)
+    for name in (PRODUCT_DIR, *parts):
+        current = current / name
+        try:
+            os.mkdir(current)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise ToolFailed(f"无法创建 {PRODUCT_DIR} 目录：{exc.strerror}",
+                             f"Cannot create the {PRODUCT_DIR} folder: {exc.strerror}") from exc
+        if not stat.S_ISDIR(os.lstat(current).st_mode):
+            raise ToolFailed(f"{current.name} 不是普通文件夹（可能是链接），拒绝写入",
+                             f"{current.name} is not a plain folder (maybe a link); refusing to write there")
+    return current
+
+
+def backup_name(relative_path: str, when: datetime, collision: int = 0) -> str:
+    """Return the seed's backup file name.
+
+    Args:
+        relative_path: workspace-relative path (``/`` or ``\\`` separated).
+        when: the backup time (local time, second precision).
+        collision: 0 for the first backup in that second, then 1, 2…
+
+    Returns:
+        e.g. ``"src__main.cpp.20240102-030405.bak"`` or ``"…030405-1.bak"``.
+    """
+    flat = relative_path.replace("\\", "/").strip("/").replace("/", "__")
+    stamp = when.strftime("%Y%m%d-%H%M%S")
+    tail = f"-{collision}" if collision else ""
+    return f"{flat}.{stamp}{tail}.bak"
+
+
+def backup_file(policy: AccessPolicy, path: Path | str, *, now: datetime | None = None) -> Path:
+    """Copy an existing workspace file into the backup folder; never overwrite a backup.
+
+    Args:
+        policy: the workspace's access policy (gives the root and relative path).
+        path: the absolute path of the file to back up (already resolved by the policy).
+        now: backup time; defaults to the current local time.
+
+    Returns:
+        The absolute path of the new backup file (same bytes, mode and times as the original).
+
+    Raises:
+        ToolFailed: the backup could not be written or its size differs from the original.
+    """
+    source = Path(path)
+    relative = policy.to_relative_path(source)
+    folder = product_dir(policy.root, BACKUP_DIR)
+    when = now or datetime.now()
+    try:
+        expected = os.stat(source).st_size
+        for collision in range(_MAX_COLLISIONS):
+            target = folder / backup_name(relative, when, collision)
+            try:
+                copy_no_replace(source, target, verify=True)
+            except FileExistsError:
+                continue
+            if os.stat(target).st_size != expected:
+                raise ToolFailed("备份文件大小与原文件不一致", "The backup's size differs from the original")
+            return target
+    except OSError as exc:
+        raise ToolFailed(f"备份失败：{exc.strerror or exc}", f"Backup failed: {exc.strerror or exc}") from exc
+    raise ToolFailed("备份文件名冲突过多", "Too many backups with the same name")
+
+
+def backup_path(root: Path | str, name: str) -> Path:
+    """Return the absolute path of the backup called ``name`` (a bare file name).
+
+    Raises:
+        ToolFailed: ``name`` is empty or contains a separator or ``..``.
+    """
+    if not name or "/" in name or "\\" in name or name in (".", "..") or ":" in name:
+        raise ToolFailed("备份记录无效", "Invalid backup record")
+    return Path(root) / PRODUCT_DIR / BACKUP_DIR / name
