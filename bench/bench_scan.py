@@ -1,6 +1,6 @@
 """Benchmark: scan_workspace vs ``rg --files`` on a generated tree of 100,000 files (issue 3 benchmarks).
 
-Run: ``python bench/bench_scan.py [--files 100000] [--runs 3] [--tree DIR]``. The tree is
+Run: ``python bench/bench_scan.py [--files 100000] [--runs 5] [--tree DIR]``. The tree is
 generated once under the temp folder and reused. Prints the median of each tool and
 the ratio (goal: scan ≤ 1.5× ``rg --files``). Warm page cache: one untimed run of each first.
 """
@@ -42,17 +42,6 @@ def make_tree(root: Path, total: int) -> Path:
     return root
 
 
-def median_time(func, runs: int) -> float:
-    """Return the median wall time of ``func()`` in seconds over ``runs`` runs (after one warm-up)."""
-    func()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def bare_walk(root: Path) -> int:
     """Return the file count of a bare ``os.scandir`` walk with one ``stat`` per file: the floor for a scan."""
     import os
@@ -70,10 +59,23 @@ def bare_walk(root: Path) -> int:
     return count
 
 
+def interleaved_medians(funcs: dict, runs: int) -> dict[str, float]:
+    """Time each callable ``runs`` times, alternating between them (fairer on a busy machine); return medians in s."""
+    for func in funcs.values():
+        func()  # warm-up: page cache, imports
+    times: dict[str, list[float]] = {name: [] for name in funcs}
+    for _ in range(runs):
+        for name, func in funcs.items():
+            start = time.perf_counter()
+            func()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tree", type=Path, default=Path(tempfile.gettempdir()) / "localagent-bench-tree")
     args = parser.parse_args()
     root = make_tree(args.tree, args.files)
@@ -84,18 +86,20 @@ def main() -> None:
     found = scan_workspace(policy, max_files=args.files * 2, max_depth=64)
     listed = subprocess.run([rg, "--files", "--no-config", str(root)], capture_output=True, check=True)
     print(f"tree: {root}  files: scan={len(found.files)} rg={len(listed.stdout.splitlines())}")
-    scan_s = median_time(lambda: scan_workspace(policy, max_files=args.files * 2, max_depth=64), args.runs)
-    rg_s = median_time(lambda: subprocess.run([rg, "--files", "--no-config", str(root)], capture_output=True,
-                                              check=True), args.runs)
-    rg1_s = median_time(lambda: subprocess.run([rg, "--files", "--no-config", "-j1", str(root)],
-                                               capture_output=True, check=True), args.runs)
-    floor_s = median_time(lambda: bare_walk(root), args.runs)
-    rg_sort_s = median_time(lambda: subprocess.run([rg, "--files", "--no-config", "--sort", "modified", str(root)],
-                                                   capture_output=True, check=True), args.runs)
+    rg_cmd = [rg, "--files", "--no-config", str(root)]
+    medians = interleaved_medians({
+        "scan": lambda: scan_workspace(policy, max_files=args.files * 2, max_depth=64),
+        "rg": lambda: subprocess.run(rg_cmd, capture_output=True, check=True),
+        "rg_j1": lambda: subprocess.run(rg_cmd[:2] + ["-j1"] + rg_cmd[2:], capture_output=True, check=True),
+        "rg_sorted": lambda: subprocess.run(rg_cmd[:2] + ["--sort", "modified"] + rg_cmd[2:], capture_output=True,
+                                            check=True),
+        "floor": lambda: bare_walk(root),
+    }, args.runs)
+    scan_s, rg_s = medians["scan"], medians["rg"]
     print(f"scan_workspace  median {scan_s * 1000:8.1f} ms")
-    print(f"floor: os.scandir walk + 1 stat/file, no objects  {floor_s * 1000:.1f} ms")
-    print(f"rg --files --sort modified (stats every file)     {rg_sort_s * 1000:.1f} ms")
-    print(f"rg --files      median {rg_s * 1000:8.1f} ms   (single thread -j1: {rg1_s * 1000:.1f} ms)")
+    print(f"rg --files      median {rg_s * 1000:8.1f} ms   (single thread -j1: {medians['rg_j1'] * 1000:.1f} ms)")
+    print(f"rg --files --sort modified (stats every file): {medians['rg_sorted'] * 1000:.1f} ms")
+    print(f"floor: os.scandir walk + 1 stat per file, no objects: {medians['floor'] * 1000:.1f} ms")
     print(f"ratio scan/rg   {scan_s / rg_s:.2f}x   (goal <= 1.5x)")
 
 

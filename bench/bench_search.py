@@ -1,6 +1,6 @@
 """Benchmark: search_text vs bare ``rg --json --fixed-strings PATTERN`` on the 100,000-file tree.
 
-Run: ``python bench/bench_search.py [--files 100000] [--runs 3] [--tree DIR]``. Uses (and if
+Run: ``python bench/bench_search.py [--files 100000] [--runs 5] [--tree DIR]``. Uses (and if
 needed generates) the same tree as ``bench_scan.py``. Two patterns: a rare one (20 hits, so
 the whole tree is searched: the fair comparison; goal ≤ 1.10×) and a common one (every
 file: search_text stops at 50 matches, bare rg prints them all).
@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scan import RARE_WORD, make_tree, median_time  # noqa: E402
+from bench_scan import RARE_WORD, interleaved_medians, make_tree  # noqa: E402
 
 from localagent.tools.read_tools import find_rg, search_text  # noqa: E402
 from localagent.tools.types import ToolContext  # noqa: E402
@@ -27,7 +27,7 @@ from localagent.workspace.policy import AccessPolicy  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tree", type=Path, default=Path(tempfile.gettempdir()) / "localagent-bench-tree")
     args = parser.parse_args()
     root = make_tree(args.tree, args.files)
@@ -39,9 +39,12 @@ def main() -> None:
         result = search_text(ctx, pattern)
         bare = subprocess.run([rg, "--json", "--fixed-strings", "-e", pattern, str(root)], capture_output=True)
         bare_matches = bare.stdout.count(b'"type":"match"')
-        ours_s = median_time(lambda p=pattern: search_text(ctx, p), args.runs)
-        bare_s = median_time(lambda p=pattern: subprocess.run([rg, "--json", "--fixed-strings", "-e", p, str(root)],
-                                                              capture_output=True), args.runs)
+        medians = interleaved_medians({
+            "ours": lambda p=pattern: search_text(ctx, p),
+            "bare": lambda p=pattern: subprocess.run([rg, "--json", "--fixed-strings", "-e", p, str(root)],
+                                                     capture_output=True),
+        }, args.runs)
+        ours_s, bare_s = medians["ours"], medians["bare"]
         print(f"[{label}] pattern={pattern!r}: search_text {len(result.matches)} matches, bare rg {bare_matches}")
         print(f"  search_text median {ours_s * 1000:8.1f} ms")
         print(f"  bare rg     median {bare_s * 1000:8.1f} ms")

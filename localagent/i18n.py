@@ -7,7 +7,6 @@ English locale (issue 2, "What a user can do"). Every message in LocalAgent is a
 
 from __future__ import annotations
 
-import locale
 import os
 
 ZH = "zh"
@@ -31,6 +30,8 @@ def detect_lang(explicit: str | None = None) -> str:
         value = os.environ.get(var, "")
         if value:
             return EN if value.lower().startswith("en") else ZH
+    import locale
+
     try:
         loc = locale.getlocale()[0] or ""
     except ValueError:

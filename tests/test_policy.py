@@ -47,6 +47,8 @@ def tree(tmp_path_factory) -> Path:
     os.symlink(base / "outside" / "secret.txt", ws / "link_out_file")
     os.symlink(base / "outside", ws / "link_out_dir")
     os.symlink("notes.txt", ws / "relative_link")
+    os.symlink(ws / "loop_b", ws / "loop_a")
+    os.symlink(ws / "loop_a", ws / "loop_b")
     os.mkfifo(ws / "fifo")
     return ws
 
@@ -162,6 +164,8 @@ ROWS = [
     ("link_out_dir/secret.txt",              "DDDDDD"),
     ("link_out_dir/new.txt",                 "DDDDDD"),
     ("link_out_dir/../notes.txt",            "DDDDDD"),
+    ("loop_a",                               "DDDDDD"),
+    ("loop_a/x.txt",                         "DDDDDD"),
     ("fifo",                                 "DDDDDA"),
 ]
 GATES = ("can_read_file", "can_read_directory", "can_create_file", "can_create_directory", "can_write_file",

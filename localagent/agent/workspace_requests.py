@@ -291,6 +291,9 @@ _RULES: tuple[tuple[str, Builder, bool], ...] = (
      _text_change("create_file"), True),
     (r"create\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(?P<p>\S+)\s+with\s+(?:the\s+)?(?:content|text)\s+(?P<c>.+)",
      _text_change("create_file"), True),
+    # Delete to the recycle bin (before "移到…": "把 tmp.log 移到回收站" is a delete).
+    (rf"{_DEL}(?:一下)?\s*(?P<p>.+)|(?:把|将)\s*(?P<p2>.+?)\s*{_DEL}|(?:delete|remove|trash)\s+(?P<p3>.+)",
+     lambda m, s: _with_ref("delete")(_Groups.first(m), s), False),
     # Copy, move, rename (one file each; seed 001 §8.3).
     (r"(?:把|将)\s*(?P<p>.+?)\s*(?:复制|拷贝)(?:一份)?\s*(?:到|至|进)\s*(?P<t>.+?)", _two_paths("copy"), False),
     (r"(?:复制|拷贝)\s*(?P<p>.+?)\s*(?:到|至)\s*(?P<t>.+?)|copy\s+(?P<p2>.+?)\s+(?:to|into)\s+(?P<t2>.+)",
@@ -306,8 +309,6 @@ _RULES: tuple[tuple[str, Builder, bool], ...] = (
      r"|mkdir\s+(?P<p3>.+)", lambda m, s: _new_folder(_Groups.first(m), s), False),
     (r"(?:新建|创建|建立|建)(?:一个)?(?:新的)?(?:文本)?(?:文件)?\s*(?P<p>.+)|(?:create|make|touch)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(?P<p2>.+)",
      lambda m, s: _created(_Groups.first(m), s), False),
-    (rf"{_DEL}(?:一下)?\s*(?P<p>.+)|(?:把|将)\s*(?P<p2>.+?)\s*{_DEL}|(?:delete|remove|trash)\s+(?P<p3>.+)",
-     lambda m, s: _with_ref("delete")(_Groups.first(m), s), False),
     # Text search before name search: "找一下包含 X 的文件" (seed 001 §15).
     (rf"(?:{_SEARCH})?(?:所有)?(?:包含|含有|含|提到|引用|用到|使用了?)\s*(?P<k>.+?)\s*的(?:所有)?(?:文件|代码|地方|位置)",
      _search("search_text"), False),

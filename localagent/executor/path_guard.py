@@ -30,7 +30,17 @@ patching ``builtins.open``, ``os.lstat``, ``os.path.realpath`` or this module's
 attributes from task code changes nothing; and the traceback frames of the
 hook's own denials cannot be fetched (``tb_frame``), so its globals stay out of
 reach. Each denial appends one JSON line ``{"category", "event", "detail"}`` to
-an interceptions file opened before the hook was installed.
+an interceptions file opened before the hook was installed. Containment is
+checked here with those frozen functions rather than with
+``localagent.workspace.policy`` (which uses ``pathlib``, patchable from task code);
+the rule is the same: resolved paths compared component by component.
+
+Known cost of that last wall: ``traceback.print_exc()`` or ``logging.exception``
+on an exception *raised by the guard* cannot walk into the guard's frame and
+fails (``print(error)`` works, and an uncaught error still prints its traceback).
+A relative path with ``dir_fd=`` cannot escape: directories cannot be opened as
+file descriptors, ``mkdir``/``remove``/``rename`` with ``dir_fd`` are refused, and
+``chdir`` stays inside the workspace.
 """
 
 from __future__ import annotations
@@ -110,13 +120,14 @@ def make_config(workspace: str | os.PathLike[str], *, protected_paths: Iterable[
 
     Returns:
         A :class:`GuardConfig` whose read roots are this interpreter's library
-        folders (``sysconfig`` paths and ``sys.path`` entries that exist).
+        folders (``sysconfig`` stdlib and site-packages paths, zoneinfo). Other
+        ``sys.path`` entries are left out on purpose: an editable install's ``.pth``
+        can point at a source tree that holds ``.env``.
     """
     import sysconfig
 
     root = os.path.realpath(workspace)
     libraries = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-    libraries.update(entry for entry in sys.path if entry and os.path.isdir(entry))
     libraries.update(d for d in (sysconfig.get_config_var("TZPATH") or "").split(os.pathsep) if os.path.isdir(d))
     read_roots = tuple(sorted({os.path.realpath(p) for p in libraries} - {os.path.realpath(os.sep)}))
     return GuardConfig(

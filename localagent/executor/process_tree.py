@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import psutil
 
@@ -88,5 +89,21 @@ def kill_tree(pid: int | None, *, process_group: int | None = None, run_id: str 
             os.killpg(process_group, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-    _gone, alive = psutil.wait_procs(list(victims.values()), timeout=timeout)
+    return _wait_gone(list(victims.values()), timeout)
+
+
+def _is_alive(process: psutil.Process) -> bool:
+    """A killed process that is a zombie is gone for us: only its parent's reaping is left."""
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _wait_gone(processes: list[psutil.Process], timeout: float) -> list[int]:
+    deadline = time.monotonic() + timeout
+    alive = [process for process in processes if _is_alive(process)]
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.02)
+        alive = [process for process in alive if _is_alive(process)]
     return [process.pid for process in alive]

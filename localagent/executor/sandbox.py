@@ -73,10 +73,11 @@ def _hidden_dirs(workspace: Path) -> list[Path]:
 
 
 def _library_dirs() -> list[Path]:
-    """Folders the interpreter needs (prefixes, ``sys.path``) and this package, to re-show after hiding."""
+    """Folders the interpreter needs (prefixes, stdlib, site-packages) and this package, to re-show after hiding."""
+    import sysconfig
+
     folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
-               str(Path(__file__).resolve().parents[1])}
-    folders.update(entry for entry in sys.path if entry)
+               str(Path(__file__).resolve().parents[1]), *sysconfig.get_paths().values()}
     return sorted({Path(f).resolve() for f in folders if os.path.isdir(f)})
 
 

@@ -33,6 +33,7 @@ from localagent.executor.env import build_child_env
 RESULT_MARKER = "LOCALAGENT_RESULT "
 _POLL_S = 0.05
 _LOG_LIMIT_BYTES = 20 * 1024 * 1024
+_LINE_LIMIT_BYTES = 64 * 1024
 _BOOTSTRAP = Path(__file__).resolve().with_name("guard_bootstrap.py")
 
 
@@ -145,13 +146,16 @@ class _OutputPump:
         self.thread.start()
 
     def _run(self) -> None:
-        for raw in iter(self._stream.readline, b""):
+        for raw in iter(lambda: self._stream.readline(_LINE_LIMIT_BYTES), b""):
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
             self.reported = parse_reported(line) or self.reported
             if self._written < _LOG_LIMIT_BYTES:
                 self._written += len(raw)
-                self._log.write(line + "\n")
-                self._log.flush()
+                try:
+                    self._log.write(line + "\n")
+                    self._log.flush()
+                except (ValueError, OSError):  # the run is over and the log closed; keep draining
+                    self._written = _LOG_LIMIT_BYTES
             if self._on_output is not None:
                 try:
                     self._on_output(line)

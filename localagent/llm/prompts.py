@@ -56,7 +56,7 @@ TASK_SYSTEM_PROMPT = (
     "Path.unlink、shutil.rmtree）；不联网；不启动进程（不用 subprocess、os.system）；"
     "不用 eval、exec、compile、__import__、importlib、getattr/setattr，不访问 __双下划线__ 属性。\n"
     "4. 不覆盖 output/ 里已有的文件：重名时在文件名后加 \" (1)\"、\" (2)\" 等。\n"
-    "5. 逐个处理文件；某个文件出错就记下并继续处理下一个。\n"
+    "5. 逐个处理文件；某个文件出错就用 print 打印文件名和错误（不要用 traceback、logging），记下并继续处理下一个。\n"
     f"6. 最后一行标准输出必须是 {RESULT_MARKER} 加一个 JSON，例如：\n"
     f'print("{RESULT_MARKER} " + json.dumps({{"succeeded": 3, "failed": 0}}))\n'
     "如果需求无法用这些规则安全完成（比如要联网或删除原文件），在 plan 里说明原因，"

@@ -203,8 +203,16 @@ class SourceFacts:
         return isinstance(holder, ast.Attribute) and holder.value is node
 
     def is_text_argument(self, node: ast.AST) -> bool:
-        """True for literals handed to string methods (``s.split("/")``) or receiving one (``"/".join``)."""
+        """True for literals used as text, not as a path.
+
+        That is: handed to a string method (``s.split("/")``, ``s.startswith(("~", ".."))``), receiving
+        one (``"/".join``), or compared (``if ".." in name``).
+        """
         holder = self.parent.get(id(node))
+        if isinstance(holder, (ast.Tuple, ast.List)):
+            node, holder = holder, self.parent.get(id(holder))
+        if isinstance(holder, ast.Compare):
+            return True
         if isinstance(holder, ast.Attribute) and holder.value is node:
             return holder.attr in STR_METHODS
         return (isinstance(holder, ast.Call) and isinstance(holder.func, ast.Attribute)

@@ -100,6 +100,9 @@ MODULE_FORBIDDEN: dict[str, dict[str, str]] = {
     "traceback": {"walk_stack": "frame_escape", "walk_tb": "frame_escape", "clear_frames": "frame_escape"},
     "logging": {"config": "network", "handlers": "network"},
     "operator": {},
+    "xml": {"sax": "network"},  # xml.sax fetches URLs (saxutils.prepare_input_source)
+    "xml.dom": {"pulldom": "network", "xmlbuilder": "network"},  # both reach xml.sax / urllib
+    "email.utils": {"make_msgid": "network"},  # socket.getfqdn(): a DNS lookup
 }
 
 _OS_KIND_PREFIXES = (

@@ -9,11 +9,8 @@ never skips a check.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import threading
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING
 
 from localagent import __version__
 from localagent.errors import (
@@ -27,11 +24,18 @@ from localagent.errors import (
 )
 from localagent.i18n import detect_lang, tr
 
-T = TypeVar("T")
+if TYPE_CHECKING:  # annotations only: `typing` extras, argparse and threading load lazily (cold start)
+    import argparse
+    import threading
+    from typing import Any, Callable, TypeVar
+
+    T = TypeVar("T")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser (argparse: cheap to import, issue 2 cold-start goal)."""
+def build_parser() -> "argparse.ArgumentParser":
+    """Return the argument parser (stdlib argparse, imported only when needed)."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="localagent", description="LocalAgent — 安全的本地助手 / a safe local agent")
     parser.add_argument("command", nargs="?", choices=["gui", "demo", "metrics"],
                         help="gui: desktop window; demo: copy sample images in a demo workspace; metrics: security summary")
@@ -47,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return the exit code."""
+    if (sys.argv[1:] if argv is None else argv) == ["--version"]:  # cold-start fast path (issue 2 benchmark)
+        print(f"localagent {__version__}")
+        return EXIT_OK
     args = build_parser().parse_args(argv)
     lang = detect_lang(args.lang)
     try:
@@ -90,6 +97,8 @@ def _dispatch(args: argparse.Namespace, settings: Any, lang: str) -> int:
 def run_once(settings: Any, lang: str, sentence: str, *, workspace: str | None, create_missing: bool,
              yes: bool, output_format: str) -> int:
     """Handle one sentence end to end (``-p``) and return the exit code."""
+    import json
+
     from localagent.agent.session import build_session, handle_sentence
     from localagent.ui.render import outcome_json, render_event
 
@@ -176,6 +185,8 @@ def call_cancellable(fn: Callable[[], T], cancel_event: threading.Event, *, keep
     Raises:
         Aborted: Ctrl-C was pressed (and ``keep_result`` is False or ``fn`` did not finish).
     """
+    import threading
+
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -229,6 +240,8 @@ def _setup_logging(logs_dir: Any) -> None:
 
 def _print_error(error: LocalAgentError, lang: str, args: argparse.Namespace) -> None:
     if args.output_format == "json":
+        import json
+
         from localagent.ui.render import outcome_json
 
         print(json.dumps(outcome_json(None, error=error, exit_code=error.exit_code, lang=lang), ensure_ascii=False))

@@ -126,7 +126,6 @@ class ConfirmDialog(tk.Toplevel):
         self._answered = False
         self.expected_name = plan_name_to_type(plan) if getattr(plan, "strong_confirmation", False) else ""
         self._rows(plan, lang, font)
-        self.name_var = tk.StringVar(self)
         self.name_entry: ttk.Entry | None = None
         if self.expected_name:
             self._strong_row(lang)
@@ -160,9 +159,11 @@ class ConfirmDialog(tk.Toplevel):
                                 f"High-risk action. Type the file name “{self.expected_name}” to confirm:"),
                   foreground="#c0392b", wraplength=480).grid(row=self._next_row, column=0, columnspan=2,
                                                              sticky=tk.W, pady=(8, 2))
-        self.name_entry = ttk.Entry(self, textvariable=self.name_var)
+        # No StringVar: a Tcl variable's finaliser may run on the worker thread's garbage collection.
+        self.name_entry = ttk.Entry(self)
         self.name_entry.grid(row=self._next_row + 1, column=0, columnspan=2, sticky=tk.EW)
-        self.name_var.trace_add("write", lambda *_: self._update_confirm())
+        self.name_entry.bind("<KeyRelease>", lambda _event: self._update_confirm())
+        self.name_entry.focus_set()
         self._next_row += 2
 
     def _buttons(self, lang: str) -> None:
@@ -174,9 +175,18 @@ class ConfirmDialog(tk.Toplevel):
         self.cancel_button.pack(side=tk.LEFT)
         self._update_confirm()
 
+    def type_name(self, text: str) -> None:
+        """Replace the typed name by ``text`` (as the user would type it) and update the Confirm button."""
+        if self.name_entry is not None:
+            self.name_entry.delete(0, tk.END)
+            self.name_entry.insert(0, text)
+        self._update_confirm()
+
     def name_matches(self) -> bool:
         """Return True when no name is asked for or the typed name equals it exactly."""
-        return not self.expected_name or self.name_var.get().strip() == self.expected_name
+        if not self.expected_name:
+            return True
+        return self.name_entry is not None and self.name_entry.get().strip() == self.expected_name
 
     def _update_confirm(self) -> None:
         self.confirm_button.configure(state=tk.NORMAL if self.name_matches() else tk.DISABLED)

@@ -53,7 +53,6 @@ TEXT_SUFFIXES = frozenset({
     ".lua", ".pl", ".pm", ".r", ".scala", ".dart", ".ex", ".exs", ".erl", ".hs", ".clj",
     ".mjs", ".cjs", ".pyi", ".ipynb", ".qml", ".ui", ".qrc", ".pri", ".gradle", ".properties",
     ".tex", ".bib", ".adoc", ".org", ".svg", ".graphql", ".proto", ".diff", ".patch", ".lock",
-    ".gitignore", ".gitattributes", ".gitmodules", ".editorconfig", ".dockerignore", ".env.example",
 })
 TEXT_NAMES = frozenset({
     "readme", "license", "licence", "copying", "authors", "changelog", "changes", "notice",
@@ -209,7 +208,7 @@ def is_text_name(name: str) -> bool:
     base = windows_base_name(name)
     if base in TEXT_NAMES or base.split(".", 1)[0] in TEXT_NAMES:
         return name_suffix(base) not in DANGEROUS_SUFFIXES | BINARY_SUFFIXES
-    return name_suffix(base) in TEXT_SUFFIXES or base in TEXT_SUFFIXES
+    return name_suffix(base) in TEXT_SUFFIXES
 
 
 def is_binary_name(name: str) -> bool:

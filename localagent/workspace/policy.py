@@ -29,6 +29,7 @@ Stdlib only at module level: the sandboxed child imports it too.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
@@ -261,6 +262,8 @@ class AccessPolicy:
                 raise _deny("路径经符号链接指向工作区外", "the path leads outside the workspace through a link",
                             _show(text))
             raise _deny("路径在工作区之外", "the path is outside the workspace", _show(text))
+        if _is_link_loop(real):
+            raise _deny("路径含有符号链接循环", "the path contains a symlink loop", _show(text))
         real_rel = real.parts[len(self.root.parts):]
         for part in real_rel:
             problem = names.component_problem(part)
@@ -609,6 +612,14 @@ def _require_regular_file(walk: _Walk) -> None:
         raise _deny("这是文件夹，不是文件", "this is a folder, not a file", walk.shown)
     if not stat.S_ISREG(mode):
         raise _deny("不是普通文件", "not a regular file", walk.shown)
+
+
+def _is_link_loop(real: Path) -> bool:
+    """After ``realpath``, a link still standing (or ELOOP on the way) means a loop."""
+    try:
+        return stat.S_ISLNK(os.lstat(real).st_mode)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
 
 
 def _holds_protected(folder: Path) -> bool:
