@@ -183,7 +183,7 @@ def test_copy_images_guide_start_result(tmp_path, open_app):
     assert app.wait_idle(120)
     task = app.last_task
     assert task.status == "success" and task.succeeded == 3 and task.failed == 0
-    result = guide.result_text()
+    result = app.result_text
     assert "成功" in result and "成功 3 个，失败 0 个" in result and task.isolation in result
     assert task.log_path is not None and task.log_path.is_file() and str(task.log_path) in result
     assert sorted(p.name for p in (ws / "output").rglob("*.png")) == ["img_0.png", "img_1.png", "img_2.png"]
@@ -201,9 +201,7 @@ def test_chat_without_key_names_the_key_and_stays_in_chat(tmp_path, open_app):
     content = app.output.content()
     assert "LLM_API_KEY" in content and ".env.example" in content
     assert "Traceback" not in content
-    error_text = "".join(app.output.text.get(start, end) for start, end in
-                         zip(*[iter(app.output.text.tag_ranges("error"))] * 2))
-    assert "LLM_API_KEY" in error_text  # shown in red
+    assert "LLM_API_KEY" in app.output.tagged_text("error")  # shown in red
 
 
 def test_empty_sentence_is_refused_without_a_job(tmp_path, open_app):
@@ -247,6 +245,30 @@ def test_blocked_task_shows_violation_in_red_and_start_disabled(tmp_path, open_a
     assert not is_enabled(app.guide.start_button) and not app.start_task()
     violation = widget_text(app.guide.violation_label)
     assert "socket" in violation and str(app.guide.violation_label.cget("foreground")) == "#c0392b"
+
+
+def test_chat_answer_streams_into_the_output(tmp_path, open_app, monkeypatch, fake_llm):  # noqa: F811
+    use_model(monkeypatch, fake_llm)
+    fake_llm.script(Reply.stream(["<think>想一想</think>", "我无法查询", "实时天气。"]))
+    app = open_app(make_workspace(tmp_path / "ws"))
+    assert app.submit("今天天气怎么样")
+    assert app.wait_idle(30)
+    content = app.output.content()
+    assert app.view == "chat" and app.last_outcome.kind == "chat"
+    assert content.count("我无法查询实时天气。") == 1 and "想一想" not in content  # reasoning replaced
+    assert "判定：普通对话" in content
+
+
+def test_model_error_is_one_red_line_without_the_key(tmp_path, open_app, monkeypatch, fake_llm):  # noqa: F811
+    use_model(monkeypatch, fake_llm)
+    fake_llm.script(Reply.status(401, "invalid api key"))
+    app = open_app(make_workspace(tmp_path / "ws"))
+    app.submit("今天天气怎么样")
+    assert app.wait_idle(30)
+    red = app.output.tagged_text("error")
+    assert "401" in red and KEY not in app.output.content() and "Traceback" not in app.output.content()
+    assert app.last_error is not None and app.last_error.exit_code == 3
+    assert is_enabled(app.input_bar.send_button)
 
 
 def test_cancel_running_task_kills_the_tree(tmp_path, open_app, monkeypatch, fake_llm):  # noqa: F811
@@ -377,6 +399,7 @@ def test_run_app_refuses_a_bad_workspace(tmp_path, xvfb_display, monkeypatch):
     monkeypatch.setattr(messagebox, "showerror", lambda title, message, **kw: shown.append(message))
     code = app_module.run_app(load_settings(), lang="zh", workspace=str(tmp_path / "missing"))
     assert code == 2 and shown and "工作区不存在" in shown[0]
+    gc.collect()  # finalise the closed Tk root here, on the Tk thread
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX display")
@@ -388,3 +411,14 @@ def test_no_display_gives_exit_2(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert run_app(load_settings(), lang="zh", workspace=str(make_workspace(tmp_path / "ws"))) == 2
     assert "无法打开窗口" in capsys.readouterr().err
+
+
+def test_folder_buttons_open_input_output_logs(tmp_path, open_app):
+    ws = make_workspace(tmp_path / "ws")
+    app = open_app(ws)
+    launched: list[list[str]] = []
+    app.launcher = launched.append  # the OS opener is the boundary; the tool and the policy run for real
+    for kind in ("input", "output", "logs"):
+        app.open_folder(kind)
+    assert [argv[-1] for argv in launched] == [str(ws.resolve() / k) for k in ("input", "output", "logs")]
+    assert app.output.tagged_text("error") == ""

@@ -210,7 +210,17 @@ MOVES = [
     ("notes.txt", "n.exe", False),
     ("notes.txt", ".git/n.txt", False),
     ("notes.txt", ".env", False),
-    ("docs", "docs2", False),                   # one file only
+    ("docs", "docs2", True),                    # a folder may be renamed
+    ("docs", "with space/docs", True),
+    ("docs", "docs/inner", False),              # not into itself
+    ("docs", "link_in_dir/docs", False),
+    ("nested_repo", "repo2", False),            # holds .git
+    (".git", "git2", False),
+    (".ssh", "ssh2", False),
+    ("docs", "x.exe", False),
+    ("empty_dir", "docs", False),               # exists
+    (".", "root2", False),
+    ("fifo", "fifo2", False),
     (".env", "env.txt", False),
     (".git/config", "config.txt", False),
     ("tool.exe", "tool.txt", False),
@@ -420,3 +430,14 @@ def test_racing_swaps_never_leak_outside_content(tmp_path):
         stop.set()
         thread.join()
     assert stat.S_ISDIR(os.lstat(ws / "d").st_mode)
+
+
+def test_case_only_rename_of_the_same_entry_is_not_an_overwrite(tmp_path):
+    """On a case-insensitive disk ``A.txt`` "exists" as ``a.txt`` itself; a hard link stands in for that here."""
+    (tmp_path / "a.txt").write_text("a")
+    os.link(tmp_path / "a.txt", tmp_path / "A.txt")
+    (tmp_path / "b.txt").write_text("b")
+    policy = AccessPolicy(tmp_path)
+    assert policy.can_move_file("a.txt", "A.txt")
+    assert not policy.can_move_file("b.txt", "A.txt")
+    assert not policy.can_move_file("a.txt", "b.txt")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from localagent.llm.client import LLMClient
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.fake_llm.fixtures import TEST_KEY, fake_llm  # noqa: F401
 from tests.helpers import tree_digest
+from tests.write_fixtures import trash_fixture  # noqa: F401 - the "trash" fixture
 
 SECRET = "SUPER_SECRET_VALUE_42"
 
@@ -296,14 +296,13 @@ def test_move_needs_strong_confirmation(ctl: WorkspaceController, ws: Path) -> N
     assert (ws / "docs" / "notes.txt").exists() and not (ws / "notes.txt").exists()
 
 
-def test_delete_goes_to_the_trash_after_yes(ctl: WorkspaceController, ws: Path) -> None:
+def test_delete_goes_to_the_trash_after_yes(trash: Path, ctl: WorkspaceController, ws: Path) -> None:
     outcome = say(ctl, "删除 tmp.log")
     assert outcome.status == "pending" and outcome.plan.type.value == "delete_to_trash"
     assert not outcome.plan.strong_confirmation and (ws / "tmp.log").exists()
     assert ctl.confirm_pending_plan().status == "done"
     assert not (ws / "tmp.log").exists()
-    trash = Path(os.environ["XDG_DATA_HOME"]) / "Trash" / "files" / "tmp.log"
-    assert trash.read_text(encoding="utf-8") == "log line\n"
+    assert (trash / "files" / "tmp.log").read_text(encoding="utf-8") == "log line\n"
 
 
 def test_folder_delete_needs_strong_confirmation(ctl: WorkspaceController) -> None:
@@ -344,12 +343,12 @@ def test_write_shows_a_diff_backs_up_and_undo_restores(ctl: WorkspaceController,
     assert (ws / "notes.txt").read_text(encoding="utf-8") == "hello world\n"
 
 
-def test_undo_api_reverses_a_create(ctl: WorkspaceController, ws: Path) -> None:
+def test_undo_api_reverses_a_create(trash: Path, ctl: WorkspaceController, ws: Path) -> None:
     say(ctl, "创建 made.txt")
     ctl.confirm_pending_plan()
     assert (ws / "made.txt").exists()
     assert ctl.undo().status == "done"
-    assert not (ws / "made.txt").exists()
+    assert not (ws / "made.txt").exists() and (trash / "files" / "made.txt").exists()
     assert ctl.undo().status == "failed"  # nothing left to undo
 
 

@@ -14,6 +14,7 @@ refer to the previous search; a workspace change or a write clears it.
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from dataclasses import dataclass, replace
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 A = WorkspaceActionType
 R = WorkspaceToolRisk
+log = logging.getLogger("localagent.workspace")
 STATUSES = ("done", "pending", "failed", "refused", "cancelled")
 WRITE_TYPES = frozenset({A.CREATE_FILE, A.CREATE_DIRECTORY, A.WRITE_FILE, A.COPY_FILE, A.MOVE_FILE,
                          A.RENAME_FILE, A.DELETE_TO_TRASH, A.UNDO})
@@ -147,6 +149,7 @@ class WorkspaceController:
         extra = {"launcher": self._launcher} if self._launcher is not None else {}
         self._ctx = ToolContext(policy=policy, lang=self.lang, extra=extra)
         self._reset()
+        log.info("workspace opened root=%s", policy.root)  # seed 001 §14: the path, never contents
         return WorkspaceToolResult(success=True, target_path=".", message=tr(
             self.lang, f"已打开工作区：{policy.root}", f"Workspace opened: {policy.root}"))
 
@@ -176,6 +179,7 @@ class WorkspaceController:
         scan = scan_workspace(self._ctx.policy, max_depth=settings.scan_max_depth if settings else 8,
                               max_files=settings.scan_max_files if settings else 5000, cancel_event=self._cancel)
         self._ctx.index = WorkspaceIndex(scan.files)
+        log.info("scan files=%d truncated=%s cancelled=%s", len(scan.files), scan.truncated, scan.cancelled)
         message = tr(self.lang, f"扫描完成：{len(scan.files)} 个文件", f"Scan done: {len(scan.files)} files")
         if scan.truncated:
             message += tr(self.lang, "（已达到文件数上限，只索引了前面的文件）", " (file limit reached; the rest is not indexed)")

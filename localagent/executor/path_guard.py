@@ -171,7 +171,10 @@ def _any_within(path: str, roots: tuple[str, ...]) -> bool:
 def _readable(c: GuardConfig, path: object) -> bool:
     if isinstance(path, int):
         return path != c.protected_fd
-    real = _resolve("." if path is None else path)
+    return _readable_real(c, _resolve("." if path is None else path))
+
+
+def _readable_real(c: GuardConfig, real: str) -> bool:
     if real in c.protected_paths:
         return False
     return _within(real, c.workspace) or _any_within(real, c.read_roots) or real in c.read_files
@@ -196,7 +199,7 @@ def _check_open(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
         return "path", real
     if write:
         return None if _writable(c, real) else ("path", real)
-    if not _readable(c, real):
+    if not _readable_real(c, real):  # already resolved: resolving twice doubled the cost per open
         return "path", real
     if mode is None and _isdir(real):  # a directory fd would let dir_fd= calls escape the path checks
         return "path", f"directory fd {real}"

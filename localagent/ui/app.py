@@ -19,17 +19,16 @@ import sys
 import threading
 import time
 import tkinter as tk
-from tkinter import filedialog, ttk
-from tkinter import font as tkfont
+from tkinter import ttk
 from typing import TYPE_CHECKING, Any, Callable
 
 from localagent.errors import EXIT_CONFIG, EXIT_OK, Aborted, LocalAgentError
 from localagent.events import Event, StepEvent, TextDelta
 from localagent.i18n import tr
 from localagent.ui import render
-from localagent.ui.chat_view import InputBar, OutputArea
+from localagent.ui.chat_view import InputBar, OutputArea, pick_font
 from localagent.ui.task_guide_view import TaskGuideView
-from localagent.ui.workspace_panel import ConfirmDialog, ResultList, WorkspaceBar, result_rows
+from localagent.ui.workspace_panel import ConfirmDialog, ResultList, WorkspaceActionsMixin, WorkspaceBar
 
 if TYPE_CHECKING:
     from localagent.agent.session import Outcome, Session
@@ -37,31 +36,10 @@ if TYPE_CHECKING:
 
 POLL_MS = 50
 CLOSE_WAIT_S = 15.0
-#: Families with CJK glyphs, best first (seed 000: the UI is Chinese).
-CJK_FAMILIES = ("Microsoft YaHei", "Microsoft YaHei UI", "PingFang SC", "Noto Sans CJK SC", "Source Han Sans SC",
-                "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Noto Sans SC", "SimHei")
 _log = logging.getLogger("localagent.ui")
 
 
-def pick_font(root: tk.Misc) -> tkfont.Font:
-    """Point Tk's named fonts at a CJK family when one is installed; return the text font.
-
-    Returns:
-        The named font ``TkTextFont`` (a proportional font, CJK when available).
-    """
-    families = set(tkfont.families(root))
-    family = next((name for name in CJK_FAMILIES if name in families), None)
-    names = ("TkDefaultFont", "TkTextFont", "TkMenuFont", "TkHeadingFont", "TkCaptionFont")
-    for name in names:
-        named = tkfont.nametofont(name, root=root)
-        if family:
-            named.configure(family=family)
-        if abs(int(named.cget("size"))) < 10:
-            named.configure(size=10)
-    return tkfont.nametofont("TkTextFont", root=root)
-
-
-class LocalAgentApp:
+class LocalAgentApp(WorkspaceActionsMixin):
     """The main window: input bar, workspace line, chat output or task guide, status bar.
 
     Args:
@@ -98,6 +76,11 @@ class LocalAgentApp:
         self._after_id: str | None = root.after(POLL_MS, self._drain)
         threading.Thread(target=self._probe_isolation, name="localagent-isolation", daemon=True).start()
 
+    @property
+    def result_text(self) -> str:
+        """The task guide's result text (status, counts, isolation, log path), ``""`` before a run."""
+        return self.guide.result_text()
+
     # --- layout ----------------------------------------------------------------------------------
 
     def _build(self) -> None:
@@ -123,7 +106,7 @@ class LocalAgentApp:
     def _build_status_bar(self) -> None:
         bar = ttk.Frame(self.root, padding=(8, 2, 8, 6))
         bar.pack(side=tk.BOTTOM, fill=tk.X)
-        self.progress = ttk.Progressbar(bar, mode="indeterminate", length=140)
+        self.progress = ttk.Progressbar(bar, mode="determinate", length=140, value=0)
         self.progress.pack(side=tk.LEFT)
         self.status_label = ttk.Label(bar, text=tr(self.lang, "就绪", "Ready"), anchor=tk.W)
         self.status_label.pack(side=tk.LEFT, fill=tk.X, expand=True, padx=8)
@@ -202,58 +185,6 @@ class LocalAgentApp:
         """Leave the task guide for the chat view (not while a job runs)."""
         if not self.busy:
             self._switch("chat")
-
-    def open_result(self, position: int) -> bool:
-        """Open row ``position`` (1-based) of the result list: send "打开第N个" through the controller."""
-        return self.submit(f"打开第{position}个")
-
-    def choose_workspace(self) -> None:
-        """Ask for a folder (Choose… button) and switch the workspace to it."""
-        if self.busy:
-            return
-        folder = filedialog.askdirectory(parent=self.root, initialdir=str(self.session.layout.root), mustexist=True,
-                                         title=tr(self.lang, "选择工作区", "Choose a workspace"))
-        if folder:
-            self.open_workspace(folder)
-
-    def open_workspace(self, folder: str) -> bool:
-        """Build a session for ``folder`` in the worker; a refused folder shows the policy's reason in red."""
-        from localagent.agent.session import build_session
-
-        if self.busy:
-            return False
-        settings, lang = self.session.settings, self.lang
-        return self._run("workspace", lambda: build_session(settings, lang=lang, workspace=folder,
-                                                            create_missing=False, on_event=self.post_event))
-
-    def open_folder(self, kind: str) -> None:
-        """Open the workspace's ``input``, ``output`` or ``logs`` folder with the open-directory tool (Low risk)."""
-        from localagent.tools.open_tools import open_directory
-        from localagent.tools.types import ToolContext
-        from localagent.workspace.policy import AccessPolicy
-
-        layout = self.session.layout
-        try:
-            ctx = ToolContext(policy=AccessPolicy(layout.root), lang=self.lang,
-                              extra={"launcher": self.launcher} if self.launcher else {})
-            result = open_directory(ctx, str(getattr(layout, kind)))
-        except LocalAgentError as error:
-            self._show_error(error, "open")
-            return
-        self._status(result.message or result.error_message)
-        if not result.success:
-            self.output.append(result.message or result.error_message, "error")
-
-    def answer_plan(self, confirmed: bool) -> None:
-        """Run (yes) or drop (no) the controller's pending plan; called by the confirmation dialog."""
-        self.confirm_dialog = None
-        controller = self.session.controller
-        if controller is None:
-            return
-        if confirmed:
-            self._run("action", controller.confirm_pending_plan)
-            return
-        self._show_action(controller.cancel_pending_plan())
 
     # --- worker ----------------------------------------------------------------------------------
 
@@ -352,6 +283,8 @@ class LocalAgentApp:
         render.render_event(event, self.lang, buffer)
         for line in buffer.getvalue().splitlines():
             self._status(line.strip())
+            if isinstance(event, StepEvent) and event.step == "intent":
+                continue  # the outcome's 判定 line says it, with confidence and source
             if self.view == "task":
                 self.guide.add_progress(line)
             else:
@@ -392,39 +325,6 @@ class LocalAgentApp:
         self._show_isolation(task.isolation)
         self._status(f"{render.status_name(task.status, self.lang)} — {task.message}")
 
-    def _show_action(self, action: Any) -> None:
-        if action is None:
-            return
-        self.last_action = action
-        result = action.result
-        bad = action.status in ("failed", "refused")
-        message = action.message or (result.message if result is not None else "")
-        if message:
-            self.output.append(message, "error" if bad else "ok")
-        if result is not None and result.message and result.message != message:
-            self.output.append(result.message, "error" if bad else "status")
-        if result is not None and result.output_text:
-            self.output.append(result.output_text)
-        rows = result_rows(result)
-        if rows:
-            self.results.show(rows)
-        controller = self.session.controller
-        if action.status == "pending" and controller is not None and controller.has_pending_plan():
-            self.confirm_dialog = ConfirmDialog(self.root, controller.pending_plan(), self.lang, self.answer_plan,
-                                                font=self.font)
-        elif controller is not None and controller.workspace_root() not in ("", str(self.session.layout.root)):
-            self.open_workspace(controller.workspace_root())  # "切换工作区 …" changed the controller's folder
-
-    def _use_session(self, session: "Session") -> None:
-        self.session = session
-        self.last_task = None
-        self.results.show([])
-        self.workspace_bar.set_path(session.layout.root)
-        self._switch("chat")
-        self.output.append(tr(self.lang, f"已切换工作区：{session.layout.root}",
-                              f"Workspace switched to {session.layout.root}"), "ok")
-        self._status(tr(self.lang, "就绪", "Ready"))
-
     def _show_error(self, error: BaseException, kind: str) -> None:
         if isinstance(error, LocalAgentError):
             self.last_error = error
@@ -453,9 +353,11 @@ class LocalAgentApp:
         self.workspace_bar.set_enabled(not busy)
         self.stop_button.configure(state=tk.NORMAL if busy else tk.DISABLED)
         if busy:
+            self.progress.configure(mode="indeterminate")
             self.progress.start(12)
         else:
             self.progress.stop()
+            self.progress.configure(mode="determinate", value=0)  # an empty bar when idle
         if self.view == "task" and busy:
             self.guide.set_state(can_start=False, running=True)
 

@@ -9,6 +9,7 @@ answer), status lines and errors in red. Widgets only: no logic, no threads.
 from __future__ import annotations
 
 import tkinter as tk
+from tkinter import font as tkfont
 from tkinter import scrolledtext, ttk
 from typing import Callable
 
@@ -23,6 +24,27 @@ TAG_STYLES = {
     "ok": {"foreground": "#1e7b34"},
 }
 STREAM_MARK = "stream_start"
+#: Families with CJK glyphs, best first (seed 000: the UI is Chinese).
+CJK_FAMILIES = ("Microsoft YaHei", "Microsoft YaHei UI", "PingFang SC", "Noto Sans CJK SC", "Source Han Sans SC",
+                "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Noto Sans SC", "SimHei")
+
+
+def pick_font(root: tk.Misc) -> tkfont.Font:
+    """Point Tk's named fonts at a CJK family when one is installed; return the text font.
+
+    Returns:
+        The named font ``TkTextFont`` (a proportional font, CJK when available).
+    """
+    families = set(tkfont.families(root))
+    family = next((name for name in CJK_FAMILIES if name in families), None)
+    names = ("TkDefaultFont", "TkTextFont", "TkMenuFont", "TkHeadingFont", "TkCaptionFont")
+    for name in names:
+        named = tkfont.nametofont(name, root=root)
+        if family:
+            named.configure(family=family)
+        if abs(int(named.cget("size"))) < 10:
+            named.configure(size=10)
+    return tkfont.nametofont("TkTextFont", root=root)
 
 
 class InputBar(ttk.Frame):
@@ -98,6 +120,11 @@ class OutputArea(ttk.Frame):
     def content(self) -> str:
         """Return all text shown (for tests and copy)."""
         return self.text.get("1.0", "end-1c")
+
+    def tagged_text(self, tag: str) -> str:
+        """Return the text shown with ``tag`` (e.g. ``"error"``: the red lines)."""
+        ranges = self.text.tag_ranges(tag)
+        return "".join(self.text.get(ranges[i], ranges[i + 1]) for i in range(0, len(ranges) - 1, 2))
 
     def _insert(self, index: str, text: str, tag: str) -> None:
         self.text.configure(state=tk.NORMAL)

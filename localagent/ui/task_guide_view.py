@@ -77,22 +77,22 @@ class TaskGuideView(ttk.Frame):
         self.reason_label = ttk.Label(self, text="", wraplength=760, justify=tk.LEFT)
         self.reason_label.pack(anchor=tk.W, fill=tk.X, pady=(2, 6))
         self._build_steps()
-        self.plan_box = self._text_box(height=8)
+        self.plan_box = self._text_box(height=12)
         self.violation_label = ttk.Label(self, text="", foreground=RED, wraplength=760, justify=tk.LEFT)
         self.violation_label.pack(anchor=tk.W, fill=tk.X)
         self._build_buttons(on_start, on_cancel, on_back)
         ttk.Label(self, text=tr(lang, "执行过程：", "Progress:")).pack(anchor=tk.W)
-        self.progress_box = self._text_box(height=5)
+        self.progress_box = self._text_box(height=6, expand=False)
         self._build_result()
 
-    def _text_box(self, height: int) -> scrolledtext.ScrolledText:
+    def _text_box(self, height: int, *, expand: bool = True) -> scrolledtext.ScrolledText:
         box = scrolledtext.ScrolledText(self, wrap=tk.WORD, height=height, state=tk.DISABLED, relief=tk.FLAT,
                                         padx=6, pady=4)
         if self._font is not None:
             box.configure(font=self._font)
         box.tag_configure("error", foreground=RED)
         box.tag_configure("status", foreground="#666666")
-        box.pack(fill=tk.BOTH, expand=True, pady=(0, 4))
+        box.pack(fill=tk.BOTH, expand=expand, pady=(0, 4))
         return box
 
     def _build_steps(self) -> None:

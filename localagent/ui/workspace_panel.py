@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import tkinter as tk
 from pathlib import PurePosixPath
-from tkinter import ttk
-from typing import Any, Callable
+from tkinter import filedialog, ttk
+from typing import TYPE_CHECKING, Any, Callable
 
+from localagent.errors import LocalAgentError
 from localagent.i18n import tr
+
+if TYPE_CHECKING:
+    from localagent.agent.session import Session
 
 RISK_COLOURS = {"ReadOnly": "#1e7b34", "Low": "#1e7b34", "Medium": "#b9770e", "High": "#c0392b",
                 "Dangerous": "#c0392b"}
@@ -205,8 +209,108 @@ class ConfirmDialog(tk.Toplevel):
         self._on_answer(confirmed)
 
     def _try_grab(self) -> None:
+        self.update_idletasks()
+        master = self.master
+        x = master.winfo_rootx() + max(0, (master.winfo_width() - self.winfo_reqwidth()) // 2)
+        y = master.winfo_rooty() + max(0, (master.winfo_height() - self.winfo_reqheight()) // 3)
+        self.geometry(f"+{x}+{y}")  # over the main window, not in a screen corner
         try:
-            self.update_idletasks()
             self.grab_set()
         except tk.TclError:  # not viewable yet (e.g. under some window managers): stay non-modal
             pass
+
+
+class WorkspaceActionsMixin:
+    """The workspace side of :class:`~localagent.ui.app.LocalAgentApp` (issue 3 §4).
+
+    The picker, the result list's "打开第N个", the folder buttons, the confirmation
+    dialog's answer and the rendering of workspace outcomes. Mixed into the app,
+    it uses the app's ``session``, ``lang``, ``output``, ``results``, ``workspace_bar``,
+    ``launcher``, ``busy``, ``submit``, ``_run``, ``_switch``, ``_status`` and ``_show_error``.
+    """
+
+    def open_result(self, position: int) -> bool:
+        """Open row ``position`` (1-based) of the result list: send "打开第N个" through the controller."""
+        return self.submit(f"打开第{position}个")
+
+    def choose_workspace(self) -> None:
+        """Ask for a folder (Choose… button) and switch the workspace to it."""
+        if self.busy:
+            return
+        folder = filedialog.askdirectory(parent=self.root, initialdir=str(self.session.layout.root), mustexist=True,
+                                         title=tr(self.lang, "选择工作区", "Choose a workspace"))
+        if folder:
+            self.open_workspace(folder)
+
+    def open_workspace(self, folder: str) -> bool:
+        """Build a session for ``folder`` in the worker; a refused folder shows the policy's reason in red."""
+        from localagent.agent.session import build_session
+
+        if self.busy:
+            return False
+        settings, lang = self.session.settings, self.lang
+        return self._run("workspace", lambda: build_session(settings, lang=lang, workspace=folder,
+                                                            create_missing=False, on_event=self.post_event))
+
+    def open_folder(self, kind: str) -> None:
+        """Open the workspace's ``input``, ``output`` or ``logs`` folder with the open-directory tool (Low risk)."""
+        from localagent.tools.open_tools import open_directory
+        from localagent.tools.types import ToolContext
+        from localagent.workspace.policy import AccessPolicy
+
+        layout = self.session.layout
+        try:
+            ctx = ToolContext(policy=AccessPolicy(layout.root), lang=self.lang,
+                              extra={"launcher": self.launcher} if self.launcher else {})
+            result = open_directory(ctx, str(getattr(layout, kind)))
+        except LocalAgentError as error:
+            self._show_error(error, "open")
+            return
+        self._status(result.message or result.error_message)
+        if not result.success:
+            self.output.append(result.message or result.error_message, "error")
+
+    def answer_plan(self, confirmed: bool) -> None:
+        """Run (yes) or drop (no) the controller's pending plan; called by the confirmation dialog."""
+        self.confirm_dialog = None
+        controller = self.session.controller
+        if controller is None:
+            return
+        if confirmed:
+            self._run("action", controller.confirm_pending_plan)
+            return
+        self._show_action(controller.cancel_pending_plan())
+
+    def _show_action(self, action: Any) -> None:
+        if action is None:
+            return
+        self.last_action = action
+        result = action.result
+        bad = action.status in ("failed", "refused")
+        tag = "error" if bad else ("ok" if action.status == "done" else "status")
+        message = action.message or (result.message if result is not None else "")
+        if message:
+            self.output.append(message, tag)
+        if result is not None and result.message and result.message != message:
+            self.output.append(result.message, tag)
+        rows = result_rows(result)
+        if rows:
+            self.results.show(rows)  # the list "打开第N个" refers to; not repeated in the output
+        elif result is not None and result.output_text:
+            self.output.append(result.output_text)
+        controller = self.session.controller
+        if action.status == "pending" and controller is not None and controller.has_pending_plan():
+            self.confirm_dialog = ConfirmDialog(self.root, controller.pending_plan(), self.lang, self.answer_plan,
+                                                font=self.font)
+        elif controller is not None and controller.workspace_root() not in ("", str(self.session.layout.root)):
+            self.open_workspace(controller.workspace_root())  # "切换工作区 …" changed the controller's folder
+
+    def _use_session(self, session: "Session") -> None:
+        self.session = session
+        self.last_task = None
+        self.results.show([])
+        self.workspace_bar.set_path(session.layout.root)
+        self._switch("chat")
+        self.output.append(tr(self.lang, f"已切换工作区：{session.layout.root}",
+                              f"Workspace switched to {session.layout.root}"), "ok")
+        self._status(tr(self.lang, "就绪", "Ready"))

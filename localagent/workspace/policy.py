@@ -13,16 +13,20 @@ module decides about paths. Two layers:
   climbs above the root at any point (even if it would come back in).
   Backslashes are separators on every OS. Symlinks that point inside the root
   are followed for reading; writing (``for_write=True``) refuses any symlink or
-  junction on the way, inside or out. Absolute paths are accepted only if they
-  resolve inside the root.
+  junction on the way, inside or out. Symlink loops are refused. Absolute paths
+  are accepted only if they resolve inside the root.
 * The ``can_*`` methods are the *action* gates. They never raise: any unexpected
   error is a refusal (fail closed). Name rules (protected, sensitive, dangerous)
   are casefolded on every OS and applied to both the name as given and the real
   name after resolution. Protected folders (``.git``, ``.localagent``,
   ``.vscode``, ``.idea``) may be read but never written, moved or deleted. Every
   file under a credential folder (``.ssh``, ``.aws``, ``secrets`` …, and a root
-  with such a name) counts as sensitive. Content checks (NUL bytes, decoding)
-  are the reader's and writer's job; this module judges names and locations.
+  with such a name) counts as sensitive. A folder holding a protected folder
+  directly (a nested repository) is never moved or trashed. Content checks (NUL
+  bytes, decoding) are the reader's and writer's job; this module judges names,
+  locations and file types (regular file, folder, known binary suffix).
+* :meth:`AccessPolicy.open_for_read` and :meth:`AccessPolicy.verify_same_file`
+  check again after opening, so a swap between the check and the use is caught.
 
 Stdlib only at module level: the sandboxed child imports it too.
 """
@@ -450,16 +454,27 @@ class AccessPolicy:
 
     @_fail_closed
     def can_move_file(self, source: str | os.PathLike[str], target: str | os.PathLike[str]) -> PolicyDecision:
-        """Decide whether one file may be moved or renamed to ``target`` (seed 001 §8.3 MoveFileTool).
+        """Decide whether one file (or one folder) may be moved or renamed to ``target`` (seed 001 §8.3).
 
-        ``target`` is the final file path (the caller joins a folder and the name). The source must be
-        an existing regular file, not protected, sensitive or dangerous; the target follows
-        :meth:`can_create_file` (must not exist, never overwritten).
+        ``target`` is the final path (the caller joins a folder and the name). The source must exist,
+        not be the root, protected, sensitive, a dangerous file, or a folder holding a protected
+        folder (a nested repository); a folder cannot go inside itself. The target follows
+        :meth:`can_create_file`: it must not exist (never overwritten) — except a case-only rename
+        of the same entry (``a.txt`` → ``A.txt``) on a case-insensitive file system.
         """
         walk = self._walk(source, for_write=True)
-        _require_regular_file(walk)
-        self._check_names(walk, protected=True, dangerous=True)
-        self._check_new_file(self._walk(target, for_write=True))
+        if not walk.real_rel:
+            raise _deny("不能移动工作区根目录", "the workspace root itself cannot be moved", walk.shown)
+        is_dir = walk.real.is_dir() and not _is_link(walk.real)
+        if is_dir:
+            self._check_folder_leaves(walk)
+        else:
+            _require_regular_file(walk)
+            self._check_names(walk, protected=True, dangerous=True)
+        dest = self._walk(target, for_write=True)
+        if is_dir and is_within(dest.real, walk.real):
+            raise _deny("不能把文件夹移到它自己里面", "a folder cannot be moved into itself", dest.shown)
+        self._check_new_file(dest, same_as=walk.real)
         return _ALLOW
 
     @_fail_closed
@@ -474,24 +489,28 @@ class AccessPolicy:
             raise _deny("不能删除工作区根目录", "the workspace root itself cannot be deleted", walk.shown)
         if not os.path.lexists(walk.real):
             raise _deny("要删除的路径不存在", "the path to delete does not exist", walk.shown)
-        self._check_names(walk, protected=True)
-        if walk.real.is_dir() and _holds_protected(walk.real):
-            raise _deny("文件夹内含受保护目录（如 .git），不能删除", "the folder holds a protected folder "
-                        "(such as .git) and cannot be deleted", walk.shown)
+        self._check_folder_leaves(walk)
         return _ALLOW
 
-    def _check_new_entry(self, walk: _Walk) -> None:
+    def _check_new_entry(self, walk: _Walk, same_as: Path | None = None) -> None:
         if not walk.real_rel:
             raise _deny("目标是工作区根目录", "the target is the workspace root", walk.shown)
-        if os.path.lexists(walk.real):
+        if os.path.lexists(walk.real) and not _is_case_only_rename(same_as, walk.real):
             raise _deny("目标已存在，不会覆盖", "the target already exists and is never overwritten", walk.shown)
         _check_legal(walk.real.name, walk.shown)
 
-    def _check_new_file(self, walk: _Walk) -> None:
-        self._check_new_entry(walk)
+    def _check_new_file(self, walk: _Walk, same_as: Path | None = None) -> None:
+        self._check_new_entry(walk, same_as)
         self._check_names(walk, protected=True, dangerous=True)
         if not walk.real.parent.is_dir():
             raise _deny("上级文件夹不存在", "the parent folder does not exist", walk.shown)
+
+    def _check_folder_leaves(self, walk: _Walk) -> None:
+        """A folder may leave its place (move, trash) unless protected, sensitive or holding ``.git`` & co."""
+        self._check_names(walk, protected=True)
+        if walk.real.is_dir() and _holds_protected(walk.real):
+            raise _deny("文件夹内含受保护目录（如 .git），不能移动或删除", "the folder holds a protected folder "
+                        "(such as .git) and cannot be moved or deleted", walk.shown)
 
     def _check_names(self, walk: _Walk, *, protected: bool = False, dangerous: bool = False,
                      binary: bool = False) -> None:
@@ -612,6 +631,16 @@ def _require_regular_file(walk: _Walk) -> None:
         raise _deny("这是文件夹，不是文件", "this is a folder, not a file", walk.shown)
     if not stat.S_ISREG(mode):
         raise _deny("不是普通文件", "not a regular file", walk.shown)
+
+
+def _is_case_only_rename(source: Path | None, target: Path) -> bool:
+    """True when ``target`` exists only because it is ``source`` under another letter case."""
+    if source is None or source == target or str(source).casefold() != str(target).casefold():
+        return False
+    try:
+        return os.path.samefile(source, target)
+    except OSError:
+        return False
 
 
 def _is_link_loop(real: Path) -> bool:
