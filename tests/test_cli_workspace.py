@@ -34,8 +34,10 @@ def ws(tmp_path: Path) -> Path:
 
 def run_cli(ws: Path, tmp_path: Path, sentence: str, *extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_"))}
-    env.update(PYTHONPATH=str(REPO), XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"),
-               LANG="zh_CN.UTF-8")
+    (tmp_path / "home").mkdir(exist_ok=True)
+    # HOME next to the workspace: send2trash then uses $XDG_DATA_HOME/Trash (same device), never the real bin
+    env.update(PYTHONPATH=str(REPO), HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "data"),
+               XDG_CONFIG_HOME=str(tmp_path / "config"), LANG="zh_CN.UTF-8")
     return subprocess.run([sys.executable, "-m", "localagent", "-p", sentence, "--workspace", str(ws), *extra],
                           cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=120)

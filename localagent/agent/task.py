@@ -300,19 +300,20 @@ def _result_message(lang: str, task: Task) -> str:
     run = task.run
     assert run is not None
     if task.status == "cancelled":
-        return tr(lang, f"已取消：成功 {task.succeeded} 个，失败 {task.failed} 个。",
-                  f"Cancelled: {task.succeeded} succeeded, {task.failed} failed.")
+        return tr(lang, f"运行被取消，已完成的部分：成功 {task.succeeded} 个，失败 {task.failed} 个。",
+                  f"The run was cancelled; done so far: {task.succeeded} succeeded, {task.failed} failed.")
     if run.timed_out:
         return tr(lang, f"执行超时（{task_timeout_text(run)}），已终止。", f"Timed out ({task_timeout_text(run)}); stopped.")
     if task.status == "success" and task.succeeded == 0 and task.failed == 0:
-        return tr(lang, "完成：input 里没有需要处理的文件（0 个）。", "Done: no files to process in input (0 files).")
-    word = {"success": ("成功", "Success"), "partial": ("部分成功", "Partial"), "failed": ("失败", "Failed")}
-    zh, en = word.get(task.status, ("失败", "Failed"))
+        return tr(lang, "input 里没有需要处理的文件（0 个）。", "There were no files to process in input (0 files).")
     blocked = len(run.interceptions)
     note_zh = f"，运行时拦截 {blocked} 次" if blocked else ""
     note_en = f", {blocked} runtime interceptions" if blocked else ""
-    return tr(lang, f"{zh}：成功 {task.succeeded} 个，失败 {task.failed} 个{note_zh}。",
-              f"{en}: {task.succeeded} succeeded, {task.failed} failed{note_en}.")
+    if run.returncode not in (0, None):
+        note_zh += f"；任务代码出错退出（退出码 {run.returncode}），详见日志"
+        note_en += f"; the task's code exited with an error (code {run.returncode}), see the log"
+    return tr(lang, f"成功 {task.succeeded} 个，失败 {task.failed} 个{note_zh}。",
+              f"{task.succeeded} succeeded, {task.failed} failed{note_en}.")
 
 
 def task_timeout_text(run: "RunResult") -> str:

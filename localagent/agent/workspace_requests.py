@@ -155,7 +155,7 @@ def _search(kind: str) -> Builder:
         keyword, quoted = _unquote(match.group("k"))
         if not quoted:
             keyword = _TAIL.sub("", _ANCHOR_PREFIX.sub("", keyword)).strip()
-            if re.search(r"\s", keyword) or _WEB_WORDS.search(keyword):
+            if re.search(r"\s", keyword) or (_WEB_WORDS.search(keyword) and not re.search(r"[./\\]", keyword)):
                 return None
         if keyword.casefold() in _GENERIC:
             return None

@@ -42,9 +42,9 @@ def status_name(status: str, lang: str) -> str:
 
 def render_event(event: Event, lang: str, out: TextIO) -> None:
     """Print one progress event as a short line (to stderr in the CLI)."""
-    if isinstance(event, StepEvent) and event.status != "started":
+    if isinstance(event, StepEvent) and event.status != "started" and event.step != "result":
         mark = {"done": "✓", "failed": "✗", "skipped": "–"}.get(event.status, "·")
-        detail = f" {event.detail}" if event.detail and event.step != "result" else ""
+        detail = f" {event.detail}" if event.detail else ""
         print(f"[{mark}] {step_name(event.step, lang)}{detail}", file=out)
     elif isinstance(event, RetryEvent):
         print(tr(lang, f"[…] 模型请求失败，{event.delay_s:.0f} 秒后重试（{event.attempt}/{event.limit}）：{event.reason}",

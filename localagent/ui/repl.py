@@ -43,7 +43,7 @@ def run_repl(settings: Any, *, lang: str, workspace: str | None) -> int:
         session.cancel_event.clear()
         try:
             outcome = call_cancellable(
-                lambda: handle_sentence(session, line, on_event=lambda e: render_event(e, lang, sys.stderr)),
+                lambda text=line: handle_sentence(session, text, on_event=lambda e: render_event(e, lang, sys.stderr)),
                 session.cancel_event)
             _finish_outcome(session, outcome, yes=False, as_json=False)
         except Aborted:
