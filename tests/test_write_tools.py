@@ -167,11 +167,11 @@ def test_modify_keeps_encoding(ctx, workspace, encoding, bom):
 
 
 def test_modify_falls_back_to_utf8_when_not_encodable(ctx, workspace):
-    old = "中文内容，旧版本。编码检测需要足够长的文本才能可靠地判断。\n" * 3
-    (workspace / "g.txt").write_bytes(old.encode("gbk"))
-    result = write_file(ctx, "g.txt", "emoji 😀\n")
+    old = "Привет, как дела? Это тестовый текст для проверки.\n" * 5
+    (workspace / "r.txt").write_bytes(old.encode("cp1251"))
+    result = write_file(ctx, "r.txt", "Привет 😀\n")
     assert result.success and "UTF-8" in result.message
-    assert (workspace / "g.txt").read_bytes() == "emoji 😀\n".encode()
+    assert (workspace / "r.txt").read_bytes() == "Привет 😀\n".encode()
 
 
 @pytest.mark.parametrize("name,data", [("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),

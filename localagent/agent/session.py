@@ -158,15 +158,42 @@ def handle_sentence(session: Session, sentence: str, on_event: EventSink = ignor
     on_event(StepEvent(step="intent", status="started"))
     intent = classify(text, session.client, session.settings.intent_model_name)
     on_event(StepEvent(step="intent", status="done", detail=f"{intent.label}: {intent.reason}"))
+    action = _offer_to_controller(session, text, intent)
+    if action is not None:
+        if intent.label == CHAT:
+            intent = _direct_request_intent(session.lang)
+        return Outcome(kind="workspace", intent=intent, action=action)
     if intent.label == CHAT:
         return Outcome(kind="chat", intent=intent, answer=_chat(session, text, on_event))
-    if session.controller is not None:
-        action = session.controller.handle_message(text)
-        if action is not None:
-            return Outcome(kind="workspace", intent=intent, action=action)
     from localagent.agent.task import prepare_task
 
     return Outcome(kind="task", intent=intent, task=prepare_task(session, text, on_event))
+
+
+def _offer_to_controller(session: Session, text: str, intent: "IntentResult") -> Any:
+    """Give the sentence to the seed 001 controller; ``None`` when it is not a direct workspace request.
+
+    Execution sentences are always offered (issue 3 §4). A chat verdict that no
+    model made (rules or fallback) is offered too: the controller's parser is
+    table-driven and answers ``None`` for anything that is not a plain workspace
+    request ("搜索 Qt 最新版本", "打开微信"), its read-only actions touch nothing, its
+    writes wait for a yes, and its refusals (permanent or batch delete) should be
+    said rather than sent to the chat model. A confident model verdict of chat is
+    respected.
+    """
+    from localagent.intent.labels import EXECUTION
+
+    if session.controller is None or (intent.label != EXECUTION and intent.source == "llm"):
+        return None
+    return session.controller.handle_message(text)
+
+
+def _direct_request_intent(lang: str) -> "IntentResult":
+    from localagent.intent.labels import EXECUTION, IntentResult
+
+    return IntentResult(label=EXECUTION, confidence=0.9, source="rules", reason=tr(
+        lang, "这是对当前工作区文件的直接请求（搜索、读取、打开或单个文件的操作）",
+        "A direct request on the workspace's files (search, read, open or a single-file action)"))
 
 
 def _chat(session: Session, text: str, on_event: EventSink) -> str:

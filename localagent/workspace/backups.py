@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 PRODUCT_DIR = ".localagent"
 BACKUP_DIR = "backups"
 _MAX_COLLISIONS = 1000
+_REPARSE_POINT = 0x400  # Windows FILE_ATTRIBUTE_REPARSE_POINT: symlinks and junctions
 
 
 def product_dir(root: Path | str, *parts: str) -> Path:
@@ -53,7 +54,8 @@ def product_dir(root: Path | str, *parts: str) -> Path:
         except OSError as exc:
             raise ToolFailed(f"无法创建 {PRODUCT_DIR} 目录：{exc.strerror}",
                              f"Cannot create the {PRODUCT_DIR} folder: {exc.strerror}") from exc
-        if not stat.S_ISDIR(os.lstat(current).st_mode):
+        st = os.lstat(current)
+        if not stat.S_ISDIR(st.st_mode) or getattr(st, "st_file_attributes", 0) & _REPARSE_POINT:
             raise ToolFailed(f"{current.name} 不是普通文件夹（可能是链接），拒绝写入",
                              f"{current.name} is not a plain folder (maybe a link); refusing to write there")
     return current
