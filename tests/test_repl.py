@@ -1,0 +1,75 @@
+"""The interactive line mode on a real terminal (a pty): sentence → plan → y/N → result (issue 2)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import make_workspace, tree_digest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class Terminal:
+    """Drive a child process through a pseudo-terminal, with a timeout on every wait."""
+
+    def __init__(self, argv: list[str], cwd: Path) -> None:
+        self.master, slave = pty.openpty()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_")}
+        env["PYTHONPATH"] = str(REPO)
+        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env,
+                                     close_fds=True)
+        os.close(slave)
+        self.seen = ""
+
+    def expect(self, needle: str, timeout: float = 60.0) -> str:
+        deadline = time.monotonic() + timeout
+        while needle not in self.seen:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out waiting for {needle!r}; saw:\n{self.seen}")
+            ready, _, _ = select.select([self.master], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    self.seen += os.read(self.master, 65536).decode("utf-8", "replace")
+                except OSError:
+                    break
+        return self.seen
+
+    def send(self, line: str) -> None:
+        os.write(self.master, (line + "\n").encode("utf-8"))
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=30)
+        finally:
+            os.close(self.master)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pty is POSIX only")
+def test_line_mode_plans_asks_and_runs(tmp_path):
+    ws = make_workspace(tmp_path / "ws", images=2)
+    before = tree_digest(ws / "input")
+    term = Terminal([sys.executable, "-m", "localagent", "--workspace", str(ws)], tmp_path)
+    term.expect("> ")
+    term.send("把这个文件夹里的图片复制一份")
+    term.expect("[y/N]")
+    term.send("y")
+    term.expect("结果")
+    term.expect("> ")
+    term.send("把这个文件夹里的图片复制一份")
+    term.expect("[y/N]")
+    term.send("n")
+    term.expect("已拒绝")
+    term.send("exit")
+    assert term.close() == 0
+    assert sorted(p.name for p in (ws / "output").rglob("*.png")) == ["img_0.png", "img_1.png"]
+    assert tree_digest(ws / "input") == before
+    assert "成功 2 个" in term.seen
