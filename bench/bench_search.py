@@ -4,6 +4,12 @@ Run: ``python bench/bench_search.py [--files 100000] [--runs 5] [--tree DIR]``. 
 needed generates) the same tree as ``bench_scan.py``. Two patterns: a rare one (20 hits, so
 the whole tree is searched: the fair comparison; goal ≤ 1.10×) and a common one (every
 file: search_text stops at 50 matches, bare rg prints them all).
+
+Fair baseline: bare rg searches the same set of files as search_text, so it gets the same
+ignore flags (``--no-config --no-require-git --no-ignore-parent --no-ignore-global
+--max-depth 8``) and the same working directory (the root, path ``.``). What it does not get
+is search_text's own work: the exclusion globs, the policy check per hit, the size check per
+matching file and the JSON parsing.
 """
 
 from __future__ import annotations
@@ -35,14 +41,15 @@ def main() -> None:
     if rg is None:
         sys.exit("rg not found")
     ctx = ToolContext(policy=AccessPolicy(root))
+    same_files = ["--no-config", "--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--max-depth", "8"]
     for label, pattern in (("rare", RARE_WORD), ("common", "#include <vector>")):
         result = search_text(ctx, pattern)
-        bare = subprocess.run([rg, "--json", "--fixed-strings", "-e", pattern, str(root)], capture_output=True)
+        bare_argv = [rg, "--json", *same_files, "--fixed-strings", "-e", pattern, "--", "."]
+        bare = subprocess.run(bare_argv, capture_output=True, cwd=root)
         bare_matches = bare.stdout.count(b'"type":"match"')
         medians = interleaved_medians({
             "ours": lambda p=pattern: search_text(ctx, p),
-            "bare": lambda p=pattern: subprocess.run([rg, "--json", "--fixed-strings", "-e", p, str(root)],
-                                                     capture_output=True),
+            "bare": lambda argv=bare_argv: subprocess.run(argv, capture_output=True, cwd=root),
         }, args.runs)
         print(f"[{label}] pattern={pattern!r}: search_text {len(result.matches)} matches, bare rg {bare_matches}")
         print(report("  search_text", medians["ours"]))

@@ -396,3 +396,15 @@ def test_english_messages(workspace):
     (workspace / "a.txt").write_text("A")
     assert "already exists" in create_file(en, "a.txt", "x").error_message
     assert create_file(en, "b.txt").message.startswith("Created")
+
+
+def test_backup_refused_when_localagent_is_a_link(ctx, workspace, tmp_path):
+    """A project shipping ``.localagent`` as a link elsewhere gets no backup written there, and no change."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, workspace / ".localagent")
+    (workspace / "a.txt").write_text("keep")
+    result = write_file(ctx, "a.txt", "new")
+    assert not result.success
+    assert (workspace / "a.txt").read_text() == "keep"
+    assert list(elsewhere.iterdir()) == []

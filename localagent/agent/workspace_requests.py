@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from localagent.agent.request_screen import ORDER, RESTATE, screen
 from localagent.agent.result_context import parse_ordinal
 
 # Request kinds (the controller maps them to WorkspaceActionType).
@@ -113,6 +114,12 @@ def _ref(text: str) -> _Ref | None:
         return None
     pathlike = "/" in raw or "\\" in raw or _SUFFIXED.match(raw) or raw.casefold() in _KNOWN_DIRS
     return _Ref(path=raw, bare=not (pathlike or quoted))
+
+
+def _is_path_text(text: str) -> bool:
+    """True when a slot's text is an ordinal or a path-like name (suffix, separator, known folder, quoted)."""
+    ref = _ref(text)
+    return ref is not None and (ref.ordinal is not None or not ref.bare)
 
 
 def _name(text: str) -> str | None:
@@ -354,8 +361,8 @@ class _Groups:
         return self._values.get(name) if name in self._values else self._match.group(name)
 
 
-_POLITE_HEAD = re.compile(r"^(?:(?:请你?|麻烦你?|帮我|帮忙|给我|你(?:能|可以)|能不能|please|can\s+you|could\s+you|"
-                          r"kindly)\s*)+", re.I)
+_POLITE_HEAD = re.compile(r"^(?:(?:请你?|麻烦你?|帮我|帮忙|给我|你?(?:能不能|可不可以|能否|可否|能|可以)|please|can\s+you|"
+                          r"could\s+you|would\s+you|will\s+you|kindly)\s*)+", re.I)
 _POLITE_TAIL = re.compile(r"\s*(?:吧|吗|好吗|可以吗|好不好|,?\s*please)?\s*[。！!？?~…]*$", re.I)
 _COMPILED = tuple((re.compile(p, re.I | re.S), build, raw) for p, build, raw in _RULES)
 MAX_REQUEST_CHARS = 4000
@@ -371,21 +378,37 @@ def parse_request(sentence: str) -> WorkspaceRequest | None:
     Returns:
         A :class:`WorkspaceRequest`, or ``None`` when this is not a direct workspace
         request (bulk tasks such as "把这个文件夹里的图片复制一份", web searches,
-        app names, "打开文件夹" alone). The first rule that matches and builds wins.
+        app names, "打开文件夹" alone), or when the words around the parsed paths are
+        not an order (see :mod:`localagent.agent.request_screen`: negation, condition,
+        quoted or translated text, prompt injection; a question is never a write: a polite
+        one — "你能帮我把 a.txt 复制到 docs 吗？" — gets a ``refuse`` request asking to re-state it).
+        The first rule that matches and builds wins.
     """
     if not isinstance(sentence, str) or not sentence.strip() or len(sentence) > MAX_REQUEST_CHARS:
         return None
-    raw = _POLITE_HEAD.sub("", sentence.strip())
+    stripped = sentence.strip()
+    raw = _POLITE_HEAD.sub("", stripped)
     text = _POLITE_TAIL.sub("", raw).strip()
     if not text:
         return None
     for pattern, build, on_raw in _COMPILED:
         match = pattern.fullmatch(raw if on_raw else text)
         if match is not None:
-            request = build(match, sentence.strip())
+            request = build(match, stripped)
             if request is not None:
-                return request
+                verdict = screen(request.kind, match, stripped, _is_path_text)
+                if verdict == RESTATE:
+                    return _restate(request.kind, text)
+                return request if verdict == ORDER else None
     return None
+
+
+def _restate(kind: str, order: str) -> WorkspaceRequest:
+    """A refusal for a write asked as a polite question: nothing changes until it is said as an order."""
+    shown = order if len(order) <= 80 else order[:79] + "…"
+    wording = (f"这句话是在提问，我不会据此改动文件。如果确实要这样做，请直接说：{shown}",
+               f"This is put as a question, so no file is changed. If you do want it, say it as an order: {shown}")
+    return WorkspaceRequest(kind="refuse", refusal=wording, refused_type=KIND_ACTIONS[kind][0])
 
 
 # --- request metadata and text changes (pure) ------------------------------------------------------

@@ -8,9 +8,15 @@ verb (copy, back up, organize, rename, search, read, delete…) *and* a referenc
 to the workspace (this folder, ``input``, 工作区, 这个项目, a file name such as
 ``main.cpp`` or ``README``, or an ordinal such as "打开第一个" after a result list).
 Veto tables — reminders, weather, app names, web/online words, places outside the
-workspace, writing and translation, how-to questions — turn a sentence into chat,
-or into ``None`` when it also names something in the workspace (seed 001 §12:
-"打开微信", "搜索 Qt 最新版本", "打开文件夹" are not workspace tasks).
+workspace, writing and translation, quoted or reported speech, how-to questions — turn
+a sentence into chat, or into ``None`` when it also names something in the workspace
+(seed 001 §12: "打开微信", "搜索 Qt 最新版本", "打开文件夹" are not workspace tasks).
+Prompt injection ("忽略之前的指令", "ignore previous instructions") is chat even next
+to a file name.
+
+Public helpers shared with the direct-request parser (``agent/request_screen.py``), so
+the tables live here only: :func:`chat_veto`, :func:`is_question`,
+:func:`is_negated_or_hypothetical`, :func:`is_polite_request`.
 
 Every table below is data; the decision order lives in :func:`_decide`.
 """
@@ -126,25 +132,48 @@ _VETOES: tuple[tuple[re.Pattern[str], str], ...] = (
     (_any("电脑上|电脑里|桌面|[c-z] ?盘|系统盘|注册表|回收站|手机|聊天记录",
           _en("desktop", "my computer", "registry", "recycle bin", "c:"), r"[a-z]:\\"),
      "涉及工作区以外的位置（“{hit}”），不是工作区任务"),
-    (_any("翻译|译成|写一首|写首|诗|作文|写一篇|文章|讲个|笑话|故事|邮件|歌词|对联",
-          _en("translate", "poem", "joke", "story", "essay", "lyrics")), "这是写作或翻译类的对话请求（“{hit}”）"),
+    (_any("翻译|译成|写一首|写首|诗|作文|写一篇|文章|讲个|笑话|故事|邮件|歌词|对联|这句话|这段话|这段文字|这句英文|这句中文",
+          _en("translate", "poem", "joke", "story", "essay", "lyrics", "this sentence", "this phrase", "paraphrase",
+              "rephrase")), "这是写作或翻译类的对话请求（“{hit}”）"),
+    # Quoted or reported speech is content, not an order to LocalAgent ("我朋友说：删除 a.txt").
+    (_any(r"(?:说|讲|写道|写着|问|问我|告诉我|原话|原文|引用|消息|短信|评论)\s*[:：“\"「『]",
+          _en("said", "says", "say", "wrote", "writes", "asked", "told me", "quote", "message") + r"\s*[:“\"]"),
+     "这是引用或转述的一段话（“{hit}”），其中的内容不是给我的指令"),
     (re.compile(r"^(?:你好|您好|嗨|哈喽|谢谢|多谢|早上好|晚上好|再见|" + _en("hi", "hello", "hey", "thanks", "thank you",
                                                                        "bye", "good morning") + r")\W*$"),
      "这是问候或寒暄"),
 )
+# Prompt injection: an order to drop earlier instructions or rules is chat, even next to a file name.
+_INJECTION = _any(
+    "(?:忽略|无视|忘记|忘掉|不要理会|不用理会|跳过|绕过)掉?(?:你|之前|以上|上面|上述|前面|先前|此前|所有|全部|一切|系统|的){1,4}"
+    "(?:指令|指示|提示词?|规则|要求|设定|限制|安全)",
+    "系统提示词?|越狱|开发者模式|你现在是",
+    _en(r"(?:ignore|disregard|forget|override|bypass) (?:(?:all|any|of|the|your|my|these|those) )*"
+        r"(?:(?:previous|prior|above|earlier|preceding|system|safety) )?"
+        r"(?:instructions?|prompts?|rules?|messages?|guidelines?)",
+        r"(?:ignore|disregard|forget) (?:(?:all|everything|the) )*(?:above|previous|prior)",
+        "system prompt", "jailbreak", "developer mode", "you are now"))
+_INJECTION_REASON = "包含要求忽略既有指令或规则的话（“{hit}”），按对话处理，不执行"
 _HOW_TO = _any(
     "怎么|怎样|如何|咋|为什么|为何|为啥|什么是|是什么|是啥|啥是|什么叫|什么意思|快捷键|教程|区别|原理|有什么用|用什么"
     "|多久|多少|多长时间|会怎样",
     _en("how (?:do|does|did|can|could|should|would|to|much|many)", "what (?:is|are|was|does|do)", "what's", "why",
         "shortcuts?", "tutorial", "difference between", "meaning of"),
 )
-_QUESTION = _any(r"\?$", "(?:吗|呢|么)$", "能否|是否|可否|有没有|是不是",
+_QUESTION = _any(r"\?$", "(?:吗|呢|么|嘛)$", "能否|是否|可否|有没有|是不是|能不能|可不可以|可以不可以|要不要|该不该|行不行"
+                 "|好不好|对不对|会不会|请问|了没有?$",
                  "^" + _en("is", "are", "can", "could", "would", "will", "do", "does", "did", "should", "what", "how",
                            "why", "where", "when", "which", "who"))
 # Negation, hypotheticals and narration: "不要删除…", "如果我把…", "我昨天已经复制了…" are not orders.
-_HEDGE = _any("不要|不用|无需|不需要|千万别|不想|禁止|(?<![分区类特识级性鉴告离])别(?:把|再|去|动|删|复制|碰|改)|如果|假如|要是|假设|万一"
-              "|昨天|刚才|刚刚|已经|之前|上次|曾经",
-              _en("don't", "do not", "never", "not", "if", "suppose", "i (?:already|just)", "yesterday"))
+_NEGATION = ("不要|不用|无需|不需要|不必|千万别|不想|不准|不许|禁止|请勿|切勿|勿(?=删|动|改|移|碰)"
+             "|不(?=删|移动|移到|复制|拷贝|重命名|改名|写入|新建|创建|清空|覆盖|替换|追加)"
+             "|(?<![分区类特识级性鉴告离])别(?:把|再|去|动|删|复制|碰|改|移|重命名|新建|创建|写)")
+_CONDITIONAL = "如果|假如|假设|要是|万一|若是|倘若|的话|会怎样|会怎么样|会发生什么"
+_NEGATION_EN = ("don't", "dont", "do not", "never", "not", "no need to", "stop")
+_CONDITIONAL_EN = ("if", "suppose", "supposing", "what if", "in case", "unless", "would happen")
+_NEGATED_OR_HYPOTHETICAL = _any(_NEGATION, _CONDITIONAL, _en(*_NEGATION_EN, *_CONDITIONAL_EN))
+_HEDGE = _any(_NEGATION, _CONDITIONAL, "昨天|刚才|刚刚|已经|之前|上次|曾经",
+              _en(*_NEGATION_EN, *_CONDITIONAL_EN, "i (?:already|just)", "yesterday"))
 _REQUEST = _any("帮我|帮忙|请(?!问)|麻烦|劳驾|你能|你可以|能不能帮|能否帮|可以帮",
                 _en("can you", "could you", "would you", "will you", "please", "help me", "i want you to",
                     "i need you to"))
@@ -218,9 +247,71 @@ def _execution(features: _Features) -> IntentResult:
     return IntentResult(label=EXECUTION, confidence=RULE_EXECUTION_CONFIDENCE, reason=reason, source=SOURCE_RULES)
 
 
+def chat_veto(sentence: str) -> str | None:
+    """Return why a sentence is chat whatever file words it holds, or None (seed 001 §12 意图分发).
+
+    The veto tables: weather, app names and launching apps, online or sending words,
+    places outside the workspace, writing and translation ("把这句话翻译成英文：…"),
+    quoted or reported speech ("我朋友说：…"), greetings, and prompt injection
+    ("忽略之前的指令", "ignore previous instructions"). The direct-request parser
+    (``agent/workspace_requests.py``) uses this same table.
+
+    Args:
+        sentence: any text; it is normalized here (NFKC, casefold, simplified
+            characters; only the first :data:`MAX_SCAN_CHARS` characters are looked at).
+
+    Returns:
+        The Chinese reason naming the word that matched, or None when no veto applies.
+    """
+    return _veto(normalize(sentence))
+
+
+def is_question(sentence: str) -> bool:
+    """Return True if a sentence is put as a question (seed 000 "宁可少执行，不可误执行").
+
+    A trailing ``?``/``？``, 吗/呢/么/嘛 at the end, 能否/是否/能不能/要不要/请问…, an English
+    question word first ("should I…", "can you…"), or a how-to/why question (如何, 为什么,
+    会怎样, "how to", "what is").
+
+    Args:
+        sentence: any text (normalized here).
+
+    Returns:
+        True for a question form, polite requests such as "你能帮我…吗" included.
+    """
+    text = normalize(sentence)
+    return _QUESTION.search(text) is not None or _HOW_TO.search(text) is not None
+
+
+def is_polite_request(sentence: str) -> bool:
+    """Return True if a sentence asks *me* to act: 帮我, 请, 麻烦, 你能, "can you", "please" …
+
+    Args:
+        sentence: any text (normalized here).
+
+    Returns:
+        True when a request marker is present ("请问" is a question, not a request).
+    """
+    return _REQUEST.search(normalize(sentence)) is not None
+
+
+def is_negated_or_hypothetical(sentence: str) -> bool:
+    """Return True if a sentence negates or supposes its action: "不要删除…", "如果删除…会怎样", "don't…".
+
+    Narration words (昨天, 刚才, 已经) are not counted here: "撤销刚才的操作" is an order.
+
+    Args:
+        sentence: any text (normalized here).
+
+    Returns:
+        True when a negation or a conditional word is present.
+    """
+    return _NEGATED_OR_HYPOTHETICAL.search(normalize(sentence)) is not None
+
+
 def _veto(text: str) -> str | None:
-    """Return the Chinese reason of the first chat veto that matches ``text``, if any."""
-    for pattern, reason in _VETOES:
+    """Return the Chinese reason of the first chat veto that matches normalized ``text``, if any."""
+    for pattern, reason in ((_INJECTION, _INJECTION_REASON), *_VETOES):
         hit = _hit(pattern, text)
         if hit is not None:
             return reason.format(hit=hit)
@@ -228,7 +319,10 @@ def _veto(text: str) -> str | None:
 
 
 def _decide(text: str) -> IntentResult | None:
-    """Apply the decision order: reminder → vetoes → generic open → how-to → verb × workspace → plain question."""
+    """Apply the decision order: injection → reminder → vetoes → generic open → how-to → verb × workspace → plain question."""
+    injection = _hit(_INJECTION, text)
+    if injection is not None:
+        return _chat(_INJECTION_REASON.format(hit=injection))
     if _REMINDER.search(text):
         return _chat("这是提醒或日程请求，不是对工作区文件的操作")
     features = _features(text)

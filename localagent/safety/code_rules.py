@@ -11,8 +11,11 @@ Decisions recorded here:
 * Renaming and moving (``os.rename``, ``os.replace``, ``shutil.move``, ``Path.rename``,
   ``Path.replace``) are blocked as ``destructive``: they can take an original away. Copying into
   ``output/`` under the final name is the way.
-* Writing (``open(..., "w")``, ``write_text``) is allowed: writes are confined to ``output/`` and
-  ``logs/`` at run time.
+* Writing (``open(..., "w")``, ``write_text``, copy destinations …) is allowed into ``output/`` and
+  ``logs/`` only. A write whose target is spelled out with literals and lies elsewhere (``input/``, the
+  workspace root, ``.git``) is ``write_outside_output``; a path naming a sensitive file or a protected folder
+  (``.env``, ``.ssh/``, ``.git/config``) is ``sensitive_path`` (``safety/path_uses.py``). Computed targets
+  are confined at run time.
 * ``os.environ`` / ``os.getenv`` are warnings, not violations: the child environment is built from an
   allowlist, so no secret is reachable, but reading it is unusual for file code.
 * ``__name__``, ``__file__`` and ``__doc__`` may be read (``if __name__ == "__main__":``,
@@ -178,6 +181,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "destructive": ("禁止删除、移动、重命名或改权限：{detail}（原文件不能被改动，请复制到 output）",
                     "deleting, moving, renaming or chmod is forbidden: {detail} (copy into output instead)"),
     "path_outside": ("禁止访问工作区之外的路径：{detail}", "paths outside the workspace are forbidden: {detail}"),
+    "sensitive_path": ("禁止访问敏感文件或受保护的文件夹：{detail}（密钥、凭据、.env、.git、.localagent 不归任务使用）",
+                       "sensitive files and protected folders are off limits: {detail} (keys, credentials, .env, "
+                       ".git, .localagent)"),
+    "write_outside_output": ("只能写入 output/（或 logs/）：{detail}（input/ 里的原文件、工作区根目录和 .git 都不能写）",
+                             "writes go only into output/ (or logs/): {detail} (originals in input/, the workspace "
+                             "root and .git are never written)"),
     "import_not_allowed": ("不在允许列表中：{detail}（只允许处理文件所需的标准库）",
                            "not on the allowlist: {detail} (only the stdlib needed for file work)"),
     "syntax_error": ("代码有语法错误：{detail}", "syntax error: {detail}"),

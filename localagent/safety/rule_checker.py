@@ -4,7 +4,15 @@ AST analysis first, a regex backstop second, path literals resolved against the 
 default: imports come from an allowlist (``code_rules.ALLOWED_MODULES``). The check thinks in classes of
 escape: any mention of a forbidden builtin (call, alias, list item, default argument, decorator), any
 dunder attribute, frame attributes, attribute lookups in format templates, module objects passed
-around, module re-exports (``shutil.os``), implicitly called dunder methods and metaclasses.
+around, module re-exports (``shutil.os``), implicitly called dunder methods and metaclasses. Literal
+paths: where they lie (``code_literals.py``), what they are used for and name (``path_uses.py``).
+
+Violation kinds (messages in ``code_rules.MESSAGES``, metrics categories in
+``security_metrics.KIND_CATEGORY``): ``network``, ``process``, ``dynamic_code``, ``native_code``,
+``dunder_escape``, ``computed_attribute``, ``destructive``, ``path_outside``, ``sensitive_path``,
+``write_outside_output``, ``import_not_allowed``, ``syntax_error``, ``implicit_dunder``,
+``format_escape``, ``frame_escape``, ``alias_escape``, ``builtins_escape``, ``regex_backstop``,
+``too_large``; warnings: ``environment``, ``interactive``.
 
 What a static check cannot see (a path built at run time, ``Path.cwd().parent``) is stopped by the
 runtime guard (``executor/path_guard.py``) and the sandbox. A violation stops the flow; the caller
@@ -19,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from localagent.safety import code_rules as rules
+from localagent.safety import path_uses
 from localagent.safety.code_literals import (
     SourceFacts,
     backstop_scan,
@@ -101,7 +110,8 @@ def check_code(code: str, workspace: Path | str | None = None) -> CheckReport:
         return _single(1, "syntax_error", str(exc))
     except (RecursionError, MemoryError):
         return _single(1, "too_large", "嵌套过深")
-    checker = _Checker(tree, workspace_judge(Path(workspace)) if workspace is not None else None)
+    root = Path(workspace) if workspace is not None else None
+    checker = _Checker(tree, workspace_judge(root) if root is not None else None, path_uses.PathJudge(root))
     try:
         checker.visit(tree)
     except RecursionError:
@@ -135,9 +145,11 @@ def _shown(node: ast.AST) -> str:
 class _Checker(ast.NodeVisitor):
     """Walk the tree once and collect violations and warnings (deduplicated by line, kind, detail)."""
 
-    def __init__(self, tree: ast.AST, inside) -> None:
+    def __init__(self, tree: ast.AST, inside, judge: path_uses.PathJudge) -> None:
         self.inside = inside
+        self.judge = judge
         self.facts = SourceFacts(tree)
+        self.paths = path_uses.PathReader(tree)
         self.modules: dict[str, str] = {}  # local name -> allowed dotted module it holds
         self.violations: dict[tuple[int, str, str], Violation] = {}
         self.warnings: dict[tuple[int, str, str], Violation] = {}
@@ -305,6 +317,16 @@ class _Checker(ast.NodeVisitor):
                 text = str_value(arg)
                 if text is not None and is_separator_only(text):
                     self.add(arg, "path_outside", f"{text!r}（根目录）")
+        for kind, detail in path_uses.call_findings(node, self.paths, self.judge, self._module_of, self.inside):
+            self.add(node, kind, detail)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        holder = self.facts.parent.get(id(node))
+        if isinstance(node.op, ast.Div) and not (isinstance(holder, ast.BinOp) and isinstance(holder.op, ast.Div)):
+            text = self.paths.text(node)
+            if text is not None and self.judge.is_sensitive(text, self.inside):
+                self.add(node, "sensitive_path", path_uses.shown(text))
         self.generic_visit(node)
 
     def _attribute_call(self, node: ast.Call, name: str) -> None:
@@ -368,6 +390,8 @@ class _Checker(ast.NodeVisitor):
         problem = path_literal_problem(text, self.inside)
         if problem:
             self.add(node, "path_outside", problem)
+        elif path_uses.looks_like_path(text) and self.judge.is_sensitive(text, self.inside):
+            self.add(node, "sensitive_path", path_uses.shown(text))
 
     def _format_template(self, node: ast.AST, text: str) -> None:
         """Flag ``{0.__class__}``-style fields: attribute lookups a ``.format`` would perform."""

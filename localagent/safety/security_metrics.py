@@ -45,7 +45,8 @@ SCHEMA_VERSION = 1
 
 #: Static-check kinds mapped to the seed's classes (网络违规 / 路径违规 / 危险调用) and a few more.
 KIND_CATEGORY = {
-    "network": "network", "path_outside": "path", "destructive": "destructive",
+    "network": "network", "path_outside": "path", "sensitive_path": "path", "write_outside_output": "path",
+    "destructive": "destructive",
     "import_not_allowed": "import", "syntax_error": "invalid_code", "too_large": "invalid_code",
 }
 _RUNTIME_COUNTERS = {"path": "runtime_path_interceptions", "network": "runtime_network_interceptions"}

@@ -70,9 +70,6 @@ class WorkspaceActionType(str, enum.Enum):
     UNDO = "undo"
 
 
-_UNSET: Any = object()  # "not given": a scanned file's size and time are read on first use
-
-
 class WorkspaceFileInfo:
     """One file or folder of the workspace (seed 001 §5); read-only after creation.
 
@@ -108,17 +105,16 @@ class WorkspaceFileInfo:
         if is_hidden is not None:
             self._hidden = is_hidden
 
-    @classmethod
-    def scanned(cls, relative_path: str, absolute_path: str, file_name: str) -> WorkspaceFileInfo:
+    @staticmethod
+    def scanned(relative_path: str, absolute_path: str, file_name: str) -> WorkspaceFileInfo:
         """Return the info of a regular file just listed by a scan; its size and time are read on first use.
 
         Args:
             relative_path: workspace-relative, ``/``-separated. absolute_path: absolute path string.
             file_name: the last component.
         """
-        info = _new_object(cls)
+        info = _new_object(WorkspaceFileInfo)  # size and time slots stay empty until first use
         info._rel, info._abs, info._name, info._is_dir = relative_path, absolute_path, file_name, False
-        info._size = info._time = _UNSET
         return info
 
     relative_path = property(attrgetter("_rel"), doc="Workspace-relative, ``/``-separated path.")
@@ -159,24 +155,30 @@ class WorkspaceFileInfo:
     @property
     def size_bytes(self) -> int:
         """Size in bytes; read with one ``lstat`` on first use for a scanned file."""
-        if self._size is _UNSET:
+        try:
+            return self._size
+        except AttributeError:  # a scanned file, first use
             self._read_stat()
-        return self._size
+            return self._size
 
     @property
     def last_modified(self) -> datetime | None:
         """Local modification time; ``None`` when unknown."""
-        if self._time is _UNSET:
+        try:
+            return self._time
+        except AttributeError:  # a scanned file, first use
             mtime = self.modified_timestamp
             self._time = None if mtime is None else datetime.fromtimestamp(mtime)
-        return self._time
+            return self._time
 
     @property
     def modified_timestamp(self) -> float | None:
         """Modification time in POSIX seconds, ``None`` when unknown (no ``datetime`` built)."""
-        if self._size is _UNSET:
+        try:
+            return self._mtime
+        except AttributeError:  # a scanned file, first use
             self._read_stat()
-        return self._mtime
+            return self._mtime
 
     def _read_stat(self) -> None:
         try:
@@ -184,7 +186,6 @@ class WorkspaceFileInfo:
             self._size, self._mtime = st.st_size, st.st_mtime
         except (OSError, ValueError):
             self._size, self._mtime = 0, None
-        self._time = _UNSET
 
     def _key(self) -> tuple[str, str, str, bool]:
         return self._rel, self._abs, self._name, self._is_dir

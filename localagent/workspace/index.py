@@ -8,6 +8,7 @@ so Chinese, upper- and lower-case names all work.
 from __future__ import annotations
 
 import fnmatch
+import heapq
 import re
 import threading
 from collections.abc import Iterable
@@ -25,8 +26,18 @@ _EXACT, _STEM, _PREFIX, _SUBSTRING, _PATH, _FUZZY = range(6)
 
 
 def _mtime_key(info: WorkspaceFileInfo) -> float:
-    """Return a sort key: newer files first (larger timestamp → smaller key)."""
-    return -info.last_modified.timestamp() if info.last_modified is not None else float("inf")
+    """Return a sort key: newer files first (larger timestamp → smaller key), unknown times last.
+
+    Reads ``modified_timestamp``: a scanned file's ``lstat`` happens here, on first
+    use, so only the files being ranked pay for it (issue 3 benchmarks).
+    """
+    mtime = info.modified_timestamp
+    return -mtime if mtime is not None else float("inf")
+
+
+def _recency_key(info: WorkspaceFileInfo) -> tuple[float, str]:
+    """Return the sort key "newest first, then by relative path"."""
+    return _mtime_key(info), info.relative_path
 
 
 def _stem(name: str) -> str:
@@ -126,20 +137,24 @@ class WorkspaceIndex:
             return self._find_suffix_keyword(key, suffix.group(1), files, max_results)
         if _WILDCARDS & set(key):
             hits = [f for f in files if fnmatch.fnmatchcase(f.file_name.casefold(), key)]
-            return sorted(hits, key=lambda f: (_mtime_key(f), f.relative_path))[:max_results]
-        ranked = []
+            return heapq.nsmallest(max_results, hits, key=_recency_key)
+        tiers: dict[int, list[WorkspaceFileInfo]] = {}
         for info in files:
             tier = _tier(key, info)
             if tier is not None:
-                ranked.append((tier, _mtime_key(info), info.relative_path, info))
-        ranked.sort(key=lambda item: item[:3])
-        return [item[3] for item in ranked[:max_results]]
+                tiers.setdefault(tier, []).append(info)
+        found: list[WorkspaceFileInfo] = []
+        for tier in sorted(tiers):  # times are read only for the tiers that reach the cut
+            found += heapq.nsmallest(max_results - len(found), tiers[tier], key=_recency_key)
+            if len(found) >= max_results:
+                break
+        return found
 
     def _find_suffix_keyword(self, key: str, suffix: str, files: tuple[WorkspaceFileInfo, ...],
                              max_results: int) -> list[WorkspaceFileInfo]:
         exact = [] if key.startswith("*") else [f for f in files if f.file_name.casefold() == key]
         by_suffix = [f for f in self.find_by_suffix([suffix], len(files)) if f not in exact]
-        exact.sort(key=lambda f: (_mtime_key(f), f.relative_path))
+        exact.sort(key=_recency_key)
         return (exact + by_suffix)[:max_results]
 
     def find_by_suffix(self, suffixes: Iterable[str], max_results: int = DEFAULT_MAX_RESULTS) -> list[WorkspaceFileInfo]:
@@ -154,8 +169,7 @@ class WorkspaceIndex:
         """
         wanted = normalize_suffixes(suffixes)
         hits = [f for f in self._files if f.suffix.casefold() in wanted]
-        hits.sort(key=lambda f: (_mtime_key(f), f.relative_path))
-        return hits[:max(0, max_results)]
+        return heapq.nsmallest(max(0, max_results), hits, key=_recency_key)
 
     def recent_files(self, max_results: int = DEFAULT_MAX_RESULTS) -> list[WorkspaceFileInfo]:
         """Return the most recently modified files, newest first.
@@ -163,5 +177,4 @@ class WorkspaceIndex:
         Args:
             max_results: at most this many files (default 30).
         """
-        ordered = sorted(self._files, key=lambda f: (_mtime_key(f), f.relative_path))
-        return ordered[:max(0, max_results)]
+        return heapq.nsmallest(max(0, max_results), self._files, key=_recency_key)

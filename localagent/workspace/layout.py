@@ -4,16 +4,29 @@
 config, or the default ``./workspace``) into a :class:`WorkspaceLayout`: resolved,
 never a system directory, created only when asked, and with the three working
 folders present. Existing content is never touched. Stdlib only.
+
+A working folder may be a link to another folder inside the workspace, but the three
+must stay three separate places: after resolution no two are the same folder or nested
+(an ``output/`` linked into ``input/`` would let a task's writable folder be the
+originals; the sandbox binds ``output/`` read-write), and none lies in a protected or
+credential folder (``.git``, ``.localagent``, ``.ssh`` …).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 
 from localagent.errors import WorkspaceError
-from localagent.workspace.pathnames import is_system_directory, looks_like_windows_path, show
+from localagent.workspace.pathnames import (
+    is_protected_name,
+    is_sensitive_dir_name,
+    is_system_directory,
+    looks_like_windows_path,
+    show,
+)
 from localagent.workspace.policy import is_within
 
 DEFAULT_WORKSPACE = "workspace"
@@ -54,8 +67,10 @@ def prepare_workspace(path: str | os.PathLike[str], *, create_missing: bool) -> 
         WorkspaceError: the path is empty or invalid, a system directory (``/``, ``/usr``, ``/etc``,
             ``C:\\Windows``, ``C:\\Program Files``, the home directory itself …), a file, missing
             while ``create_missing`` is False, or a working folder is a file or a link leading
-            outside the workspace; a Windows drive or UNC path on another OS. Also when the folder
-            cannot be created.
+            outside the workspace; two working folders that are the same folder or one inside
+            another (``output -> input``, ``logs -> input/sub``), or one inside a protected or
+            credential folder (``output -> .git``, ``.localagent``, ``.ssh`` …); a Windows drive or
+            UNC path on another OS. Also when the folder cannot be created.
     """
     text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
     if not isinstance(text, str) or not text.strip() or "\x00" in text:
@@ -76,6 +91,7 @@ def prepare_workspace(path: str | os.PathLike[str], *, create_missing: bool) -> 
     if not root.is_dir():
         raise WorkspaceError(f"工作区不是文件夹：{shown}", f"the workspace is not a folder: {shown}")
     folders = [_ensure_subfolder(root, name) for name in SUBFOLDERS]
+    _check_apart(root, folders)
     return WorkspaceLayout(root, *folders)
 
 
@@ -105,3 +121,21 @@ def _ensure_subfolder(root: Path, name: str) -> Path:
         raise WorkspaceError(f"工作区中的 {name} 不是文件夹：{show(str(entry))}",
                              f"{name} in the workspace is not a folder: {show(str(entry))}")
     return real
+
+
+def _check_apart(root: Path, folders: list[Path]) -> None:
+    """Refuse working folders that share a place or live in a protected or credential folder."""
+    named = dict(zip(SUBFOLDERS, folders, strict=True))
+    for name, real in named.items():
+        if any(is_protected_name(part) or is_sensitive_dir_name(part) for part in real.parts[len(root.parts):]):
+            shown = show(str(root / name))
+            raise WorkspaceError(f"工作区中的 {name}/ 指向受保护或存放凭据的文件夹：{shown}",
+                                 f"{name}/ in the workspace leads into a protected or credential folder: {shown}")
+    for (name, real), (other, other_real) in combinations(named.items(), 2):
+        if is_within(real, other_real) or is_within(other_real, real):
+            shown, other_shown = show(str(root / name)), show(str(root / other))
+            raise WorkspaceError(
+                f"工作区中的 {name}/ 与 {other}/ 是同一个文件夹或互相包含（链接）：{shown}，{other_shown}。"
+                "input、output、logs 必须是三个互不包含的文件夹。",
+                f"{name}/ and {other}/ in the workspace are the same folder or nested (a link): {shown}, "
+                f"{other_shown}. input, output and logs must be three separate folders.")
