@@ -1,7 +1,7 @@
 """Test-wide fixtures (house style §9).
 
-Every test runs with config and data dirs inside ``tmp_path`` (so no user
-``.env``, recycle bin or config is touched), no LLM variables inherited from the
+Every test runs with ``HOME``, config and data dirs inside a temporary folder
+(so no user ``.env``, recycle bin or config is touched), no LLM variables inherited from the
 developer's shell, and a socket guard that refuses any connection that is not to
 loopback.
 """
@@ -9,6 +9,7 @@ loopback.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 
 import pytest
@@ -30,12 +31,27 @@ def _is_loopback(address: object) -> bool:
         return False
 
 
+def _point_recycle_bin_at(data, monkeypatch) -> None:
+    """send2trash reads XDG_DATA_HOME once, at import: point its copies at the test's home too."""
+    try:
+        import send2trash.plat_other as plat
+    except ImportError:  # Windows/macOS back ends keep no import-time copies
+        return
+    monkeypatch.setattr(plat, "XDG_DATA_HOME", os.fsencode(data), raising=False)
+    monkeypatch.setattr(plat, "HOMETRASH_B", os.fsencode(data / "Trash"), raising=False)
+    monkeypatch.setattr(plat, "HOMETRASH", str(data / "Trash"), raising=False)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")
+    data = home / ".local" / "share"
+    data.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    _point_recycle_bin_at(data, monkeypatch)
     for var in _LLM_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))

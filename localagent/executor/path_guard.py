@@ -35,6 +35,13 @@ checked here with those frozen functions rather than with
 ``localagent.workspace.policy`` (which uses ``pathlib``, patchable from task code);
 the rule is the same: resolved paths compared component by component.
 
+Resolving a path is the hook's main cost (one ``lstat`` per component in
+``os.path.realpath``). :func:`_fast_realpath` gives the same answer with fewer
+calls: folders the task cannot change (everything but what lies inside ``output/``
+and ``logs/``; see :func:`_is_stable_dir`) are proved symlink-free once and
+remembered, and only the names below them are ``lstat``-ed on each event; a ``..``
+or any symlink on the way sends the path to ``realpath`` itself.
+
 Known cost of that last wall: ``traceback.print_exc()`` or ``logging.exception``
 on an exception *raised by the guard* cannot walk into the guard's frame and
 fails (``print(error)`` works, and an uncaught error still prints its traceback).
@@ -202,7 +209,7 @@ def _walk_names(real: str, names: Iterable[str], path: str) -> str:
             continue
         try:
             kind = os.lstat(real).st_mode & 0o170000
-        except OSError:  # missing or unreachable: realpath keeps the name as written
+        except OSError:  # missing or unreachable: realpath keeps the name as written (ValueError propagates)
             continue
         if kind == 0o120000:  # a symlink: let realpath follow it
             return _realpath(path)
