@@ -10,19 +10,34 @@ Dangerous requests (permanent delete, commands, scripts) and batch deletes are
 refused and never planned. Errors come back as results, never as exceptions.
 The last result list (:mod:`localagent.agent.result_context`) lets "打开第一个"
 refer to the previous search; a workspace change or a write clears it.
+
+This module is the thin seed 001 §10 interface: the workspace, the pending plan,
+the read-only actions and finding a request's subject. Planning a write and
+running a confirmed plan live in :mod:`localagent.agent.workspace_actions`, as
+does :class:`ActionOutcome` (still importable from here).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import uuid
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from localagent.agent import analysis
 from localagent.agent.result_context import DEFAULT_MAX_IDLE_TURNS, ContextMiss, ResultContext
-from localagent.agent.workspace_requests import KIND_ACTIONS, WorkspaceRequest, parse_request
+from localagent.agent.workspace_actions import (
+    PLANNERS,
+    ActionOutcome,
+    Pending,
+    Planning,
+    confirm_plan,
+    failure,
+    make_plan,
+    outcome,
+    refuse_unless,
+    run_confirmed,
+)
+from localagent.agent.workspace_requests import WorkspaceRequest, parse_request
 from localagent.errors import PathDenied, WorkspaceError
 from localagent.i18n import tr
 from localagent.tools.types import (
@@ -44,49 +59,6 @@ log = logging.getLogger("localagent.workspace")
 STATUSES = ("done", "pending", "failed", "refused", "cancelled")
 WRITE_TYPES = frozenset({A.CREATE_FILE, A.CREATE_DIRECTORY, A.WRITE_FILE, A.COPY_FILE, A.MOVE_FILE,
                          A.RENAME_FILE, A.DELETE_TO_TRASH, A.UNDO})
-
-
-@dataclass(frozen=True, kw_only=True)
-class ActionOutcome:
-    """What one workspace request led to.
-
-    Attributes:
-        plan: the action (type, risk, paths, warnings); for a pending one, what awaits a yes.
-        status: ``"done"``, ``"pending"`` (awaiting confirmation), ``"failed"``,
-            ``"refused"`` (policy or a Dangerous request) or ``"cancelled"``.
-        result: the tool result once something ran (or the refusal), else None.
-        message: one short user-facing line.
-    """
-
-    plan: WorkspaceActionPlan
-    status: str
-    result: WorkspaceToolResult | None = None
-    message: str = ""
-
-    @property
-    def paths(self) -> list[str]:
-        """Workspace-relative paths: the files found or read, else the plan's source and target."""
-        if self.result is not None and self.result.files:
-            return [f.relative_path for f in self.result.files]
-        if self.result is not None and self.result.matches:
-            return list(dict.fromkeys(m.path for m in self.result.matches))
-        paths = [p for p in (self.plan.relative_source_path, self.plan.relative_target_path) if p]
-        if not paths and self.result is not None and self.result.target_path:
-            paths = [self.result.target_path]
-        return list(dict.fromkeys(paths))
-
-    def to_json(self) -> dict[str, Any]:
-        """Return ``{type, risk, status, paths, matches, message}`` (issue 3 §4 JSON ``action``)."""
-        matches = [m.to_json() for m in self.result.matches] if self.result is not None else []
-        return {"type": self.plan.type.value, "risk": self.plan.risk.label, "status": self.status,
-                "paths": self.paths, "matches": matches, "message": self.message}
-
-
-def _plan(kind: str, **fields: Any) -> WorkspaceActionPlan:
-    action, risk = KIND_ACTIONS.get(kind, ("unknown", 0))
-    fields.setdefault("type", A(action))
-    fields.setdefault("risk", R(risk))
-    return WorkspaceActionPlan(id=uuid.uuid4().hex[:12], **fields)
 
 
 class WorkspaceController:
@@ -145,7 +117,7 @@ class WorkspaceController:
         try:
             policy = AccessPolicy(root)
         except WorkspaceError as error:
-            return _failure(error.message(self.lang))
+            return failure(error.message(self.lang))
         extra = {"launcher": self._launcher} if self._launcher is not None else {}
         self._ctx = ToolContext(policy=policy, lang=self.lang, extra=extra)
         self._reset()
@@ -171,7 +143,7 @@ class WorkspaceController:
             summary in ``output_text``; a failed result without a workspace.
         """
         if self._ctx is None:
-            return _failure(self._no_workspace_text())
+            return failure(self._no_workspace_text())
         from localagent.workspace.index import WorkspaceIndex
         from localagent.workspace.scanner import scan_workspace
 
@@ -214,18 +186,27 @@ class WorkspaceController:
         if request.kind == "open_workspace":
             return self._switch_workspace(request)
         if self._ctx is None:
-            return self._outcome(_plan(request.kind), "failed", None, self._no_workspace_text())
+            return outcome(make_plan(request.kind), "failed", None, self._no_workspace_text())
         if request.bare and not self._exists(request.path):
             return None
         self._pending = None
         self._pending_guard = None
+        planner = PLANNERS.get(request.kind)
+        if planner is not None:
+            return self._plan_write(planner, request)
         return getattr(self, f"_do_{request.kind}")(request)
+
+    def _plan_write(self, planner: Callable[[Planning, WorkspaceRequest], Any],
+                    request: WorkspaceRequest) -> ActionOutcome:
+        """A write becomes the pending plan, or a refusal (seed 001 §8.3; :mod:`workspace_actions`)."""
+        planned = planner(Planning(self._ctx, self.lang, self._locate), request)
+        return self._set_pending(planned.plan, planned.guard) if isinstance(planned, Pending) else planned
 
     def _switch_workspace(self, request: WorkspaceRequest) -> ActionOutcome:
         result = self.open_workspace(request.path)
         status = "done" if result.success else "refused"
-        plan = _plan("open_workspace", relative_target_path=request.path)
-        return self._outcome(plan, status, result, result.message)
+        plan = make_plan("open_workspace", relative_target_path=request.path)
+        return outcome(plan, status, result, result.message)
 
     def _no_workspace_text(self) -> str:
         return tr(self.lang, "还没有选择工作区，请先选择一个目录（--workspace 目录）。",
@@ -252,16 +233,12 @@ class WorkspaceController:
         self._pending = None
         self._pending_guard = None
         if plan is None or self._ctx is None:
-            return self._outcome(_plan("show_workspace"), "failed", None,
+            return outcome(make_plan("show_workspace"), "failed", None,
                                  tr(self.lang, "没有待确认的操作。", "Nothing is awaiting confirmation."))
-        if guard is not None and _digest(self._ctx, guard[0]) != guard[1]:
-            return self._outcome(plan, "failed", None, tr(
-                self.lang, f"{guard[0]} 在计划生成后又被修改过，未写入；请重新发起修改。",
-                f"{guard[0]} changed after the plan was made; nothing was written. Ask again."))
-        result = _execute(self._ctx, plan)
-        if result.success and plan.type in WRITE_TYPES:
+        ran = run_confirmed(self._ctx, plan, guard, self.lang)
+        if ran.status == "done" and plan.type in WRITE_TYPES:
             self._after_write()
-        return self._outcome(plan, "done" if result.success else "failed", result, result.message)
+        return ran
 
     def cancel_pending_plan(self) -> ActionOutcome | None:
         """Drop the pending plan; nothing is changed. Returns the cancelled outcome, or None."""
@@ -270,20 +247,20 @@ class WorkspaceController:
         self._pending_guard = None
         if plan is None:
             return None
-        return self._outcome(plan, "cancelled", None, tr(self.lang, "已取消，未做任何修改。", "Cancelled; nothing was changed."))
+        return outcome(plan, "cancelled", None, tr(self.lang, "已取消，未做任何修改。", "Cancelled; nothing was changed."))
 
     def undo(self) -> ActionOutcome:
         """Undo the last completed write now (restore backup, move back, …; seed issue 3 §3)."""
-        plan = _plan("undo")
+        plan = make_plan("undo")
         if self._ctx is None:
-            return self._outcome(plan, "failed", None, self._no_workspace_text())
+            return outcome(plan, "failed", None, self._no_workspace_text())
         from localagent.tools.undo_tools import undo_last
 
         self._pending = None
         result = undo_last(self._ctx)
         if result.success:
             self._after_write()
-        return self._outcome(plan, "done" if result.success else "failed", result, result.message)
+        return outcome(plan, "done" if result.success else "failed", result, result.message)
 
     def _after_write(self) -> None:
         """The tree changed: the index is rebuilt on next use and the result list expires."""
@@ -295,10 +272,10 @@ class WorkspaceController:
 
     def _do_show_workspace(self, request: WorkspaceRequest) -> ActionOutcome:
         message = tr(self.lang, f"当前工作区：{self.workspace_root()}", f"Current workspace: {self.workspace_root()}")
-        return self._finish(_plan("show_workspace"), WorkspaceToolResult(success=True, message=message))
+        return self._finish(make_plan("show_workspace"), WorkspaceToolResult(success=True, message=message))
 
     def _do_scan(self, request: WorkspaceRequest) -> ActionOutcome:
-        return self._finish(_plan("scan"), self.scan_workspace())
+        return self._finish(make_plan("scan"), self.scan_workspace())
 
     def _do_list(self, request: WorkspaceRequest) -> ActionOutcome:
         from localagent.tools.read_tools import list_files
@@ -307,20 +284,20 @@ class WorkspaceController:
         if isinstance(where, ActionOutcome):
             return where
         rel, _ = where
-        return self._finish(_plan("list", relative_target_path=rel), list_files(self._ctx, rel), remember=True)
+        return self._finish(make_plan("list", relative_target_path=rel), list_files(self._ctx, rel), remember=True)
 
     def _do_search_files(self, request: WorkspaceRequest) -> ActionOutcome:
         from localagent.tools.read_tools import search_files
 
         self._index()
         result = search_files(self._ctx, request.keyword)
-        return self._finish(_plan("search_files", search_keyword=request.keyword), result, remember=True)
+        return self._finish(make_plan("search_files", search_keyword=request.keyword), result, remember=True)
 
     def _do_search_text(self, request: WorkspaceRequest) -> ActionOutcome:
         from localagent.tools.read_tools import search_text
 
         result = search_text(self._ctx, request.keyword)
-        return self._finish(_plan("search_text", search_keyword=request.keyword), result, remember=True)
+        return self._finish(make_plan("search_text", search_keyword=request.keyword), result, remember=True)
 
     def _do_read(self, request: WorkspaceRequest) -> ActionOutcome:
         from localagent.tools.read_tools import read_file
@@ -331,8 +308,8 @@ class WorkspaceController:
         rel, is_dir = where
         if is_dir:
             return self._do_list(WorkspaceRequest(kind="list", path=rel))
-        refused = self._refuse_unless(self._ctx.policy.can_read_file(rel), _plan("read", relative_target_path=rel))
-        return refused or self._finish(_plan("read", relative_target_path=rel), read_file(self._ctx, rel))
+        refused = refuse_unless(self.lang, self._ctx.policy.can_read_file(rel), make_plan("read", relative_target_path=rel))
+        return refused or self._finish(make_plan("read", relative_target_path=rel), read_file(self._ctx, rel))
 
     def _do_open(self, request: WorkspaceRequest) -> ActionOutcome:
         from localagent.tools.open_tools import open_directory
@@ -342,13 +319,13 @@ class WorkspaceController:
             return where
         rel, is_dir = where
         if is_dir:
-            plan = _plan("open", type=A.OPEN_DIRECTORY, risk=R.LOW, relative_target_path=rel)
+            plan = make_plan("open", type=A.OPEN_DIRECTORY, risk=R.LOW, relative_target_path=rel)
             return self._finish(plan, open_directory(self._ctx, rel))
-        plan = self._confirm_plan("open", rel)
+        plan = confirm_plan(self.lang, "open", rel)
         policy = self._ctx.policy
         if policy.is_dangerous_suffix(rel) or policy.is_sensitive_file(rel):
             message = tr(self.lang, f"危险或敏感文件，拒绝打开：{rel}", f"Dangerous or sensitive file, not opened: {rel}")
-            return self._outcome(plan, "refused", _failure(message), message)
+            return outcome(plan, "refused", failure(message), message)
         return self._set_pending(plan)
 
     def _do_reveal(self, request: WorkspaceRequest) -> ActionOutcome:
@@ -357,7 +334,7 @@ class WorkspaceController:
         where = self._locate(request, "reveal")
         if isinstance(where, ActionOutcome):
             return where
-        return self._finish(_plan("reveal", relative_target_path=where[0]), reveal_in_explorer(self._ctx, where[0]))
+        return self._finish(make_plan("reveal", relative_target_path=where[0]), reveal_in_explorer(self._ctx, where[0]))
 
     def _do_analyze(self, request: WorkspaceRequest) -> ActionOutcome:
         index = self._index()
@@ -367,7 +344,7 @@ class WorkspaceController:
         elif request.scope == "results":
             listed = self._context.files()
             if not listed:
-                return self._outcome(_plan("analyze"), "failed", None, self._context.resolve(1).message(self.lang))
+                return outcome(make_plan("analyze"), "failed", None, self._context.resolve(1).message(self.lang))
             paths = [f.relative_path for f in listed if not f.is_directory][:analysis.MAX_ANALYSIS_FILES]
         else:
             where = self._locate(request, "analyze")
@@ -378,175 +355,33 @@ class WorkspaceController:
         result = analysis.analyze(self._ctx, self._client, model=model, question=request.question,
                                   tree=analysis.tree_summary(files), paths=paths,
                                   infos=(*files, *self._context.peek()))
-        return self._finish(_plan("analyze"), result)
+        return self._finish(make_plan("analyze"), result)
 
     def _do_refuse(self, request: WorkspaceRequest) -> ActionOutcome:
         zh, en = request.refusal or ("这个请求被拒绝。", "This request is refused.")
         message = tr(self.lang, zh, en)
-        plan = _plan("refuse", type=A(request.refused_type), risk=R.DANGEROUS if request.dangerous else R.HIGH,
+        plan = make_plan("refuse", type=A(request.refused_type), risk=R.DANGEROUS if request.dangerous else R.HIGH,
                      title=message)
-        return self._outcome(plan, "refused", _failure(message), message)
-
-    # --- writes and opening a file: a pending plan, run by confirm_pending_plan (seed 001 §8.3) ---------
-
-    def _do_create_file(self, request: WorkspaceRequest) -> ActionOutcome:
-        return self._plan_new(request, "create_file", self._ctx.policy.can_create_file)
-
-    def _do_create_directory(self, request: WorkspaceRequest) -> ActionOutcome:
-        return self._plan_new(request, "create_directory", self._ctx.policy.can_create_directory)
-
-    def _plan_new(self, request: WorkspaceRequest, kind: str, gate: Callable[[str], Any]) -> ActionOutcome:
-        rel = self._relative(request.path.rstrip("/\\"), kind)
-        if isinstance(rel, ActionOutcome):
-            return rel
-        plan = self._confirm_plan(kind, rel, content=request.content)
-        return self._refuse_unless(gate(rel), plan) or self._set_pending(plan)
-
-    def _do_copy(self, request: WorkspaceRequest) -> ActionOutcome:
-        return self._plan_transfer(request, "copy")
-
-    def _do_move(self, request: WorkspaceRequest) -> ActionOutcome:
-        return self._plan_transfer(request, "move")
-
-    def _plan_transfer(self, request: WorkspaceRequest, kind: str) -> ActionOutcome:
-        where = self._locate(request, kind)
-        if isinstance(where, ActionOutcome):
-            return where
-        rel, is_dir = where
-        if is_dir:
-            message = tr(self.lang, "只能复制或移动单个文件，不能是文件夹。", "Only a single file can be copied or moved.")
-            return self._outcome(_plan(kind, relative_source_path=rel), "failed", _failure(message), message)
-        target = self._relative(self._into_folder(request.target, rel), kind)
-        if isinstance(target, ActionOutcome):
-            return target
-        policy = self._ctx.policy
-        decision = policy.can_create_file(target) if kind == "copy" else policy.can_move_file(rel, target)
-        plan = self._confirm_plan(kind, target, source=rel, strong=kind == "move")
-        return self._refuse_unless(decision, plan) or self._set_pending(plan)
-
-    def _do_rename(self, request: WorkspaceRequest) -> ActionOutcome:
-        from localagent.workspace.policy import is_legal_file_name
-
-        where = self._locate(request, "rename")
-        if isinstance(where, ActionOutcome):
-            return where
-        rel = where[0]
-        parent = rel.rpartition("/")[0]
-        target = f"{parent}/{request.target}" if parent else request.target
-        plan = self._confirm_plan("rename", target, source=rel)
-        legal = is_legal_file_name(request.target)
-        return (self._refuse_unless(legal, plan) or self._refuse_unless(self._ctx.policy.can_move_file(rel, target), plan)
-                or self._set_pending(plan))
-
-    def _do_delete(self, request: WorkspaceRequest) -> ActionOutcome:
-        where = self._locate(request, "delete")
-        if isinstance(where, ActionOutcome):
-            return where
-        rel, is_dir = where
-        warnings = (tr(self.lang, "这是一个文件夹：里面的所有内容都会移到回收站。",
-                       "This is a folder: everything in it goes to the recycle bin."),) if is_dir else ()
-        plan = self._confirm_plan("delete", rel, strong=is_dir, warnings=warnings)
-        return self._refuse_unless(self._ctx.policy.can_delete_to_trash(rel), plan) or self._set_pending(plan)
-
-    def _do_write(self, request: WorkspaceRequest) -> ActionOutcome:
-        from localagent.agent.workspace_requests import apply_text_change, diff_summary
-        from localagent.tools.read_tools import read_file
-
-        where = self._locate(request, "write")
-        if isinstance(where, ActionOutcome):
-            return where
-        rel = where[0]
-        refused = self._refuse_unless(self._ctx.policy.can_write_file(rel), _plan("write", relative_target_path=rel))
-        if refused:
-            return refused
-        current = read_file(self._ctx, rel)
-        new = apply_text_change(request, current.output_text) if current.success and not current.truncated else None
-        if new is None or new == current.output_text:
-            message = _write_problem(self.lang, rel, request, current)
-            return self._outcome(_plan("write", relative_target_path=rel), "failed", _failure(message), message)
-        backup = tr(self.lang, "修改前会自动备份到 .localagent/backups/，可以撤销。",
-                    "A backup goes to .localagent/backups/ first; it can be undone.")
-        plan = self._confirm_plan("write", rel, content=new, warnings=(backup,),
-                                  detail=diff_summary(rel, current.output_text, new))
-        return self._set_pending(plan, (rel, _digest(self._ctx, rel)))
-
-    _do_replace = _do_write
-    _do_append = _do_write
-
-    def _do_undo(self, request: WorkspaceRequest) -> ActionOutcome:
-        from localagent.errors import LocalAgentError
-        from localagent.tools.write_support import journal_of
-
-        try:
-            entry = journal_of(self._ctx).last()
-        except (LocalAgentError, OSError):
-            entry = None
-        if entry is None:
-            message = tr(self.lang, "没有可以撤销的操作。", "There is nothing to undo.")
-            return self._outcome(_plan("undo"), "failed", _failure(message), message)
-        detail = tr(self.lang, f"撤销上一次操作（{entry.type}）", f"Undo the last operation ({entry.type})")
-        plan = self._confirm_plan("undo", entry.target, source=entry.source, detail=detail)
-        return self._set_pending(plan)
+        return outcome(plan, "refused", failure(message), message)
 
     # --- helpers ----------------------------------------------------------------------------------
 
     def _finish(self, plan: WorkspaceActionPlan, result: WorkspaceToolResult, *, remember: bool = False) -> ActionOutcome:
         if remember and result.success:
             self._context.remember(result.files)
-        return self._outcome(plan, "done" if result.success else "failed", result, result.message)
-
-    def _outcome(self, plan: WorkspaceActionPlan, status: str, result: WorkspaceToolResult | None,
-                 message: str) -> ActionOutcome:
-        return ActionOutcome(plan=plan, status=status, result=result, message=message)
-
-    def _refuse_unless(self, decision: Any, plan: WorkspaceActionPlan) -> ActionOutcome | None:
-        """None when the policy allows; else the refused outcome with the policy's reason."""
-        if decision:
-            return None
-        message = decision.message(self.lang) if hasattr(decision, "message") else str(decision)
-        return self._outcome(plan, "refused", _failure(message), message)
-
-    def _confirm_plan(self, kind: str, target: str, *, source: str = "", content: str = "", strong: bool = False,
-                      warnings: tuple[str, ...] = (), detail: str = "") -> WorkspaceActionPlan:
-        plan = _plan(kind, relative_source_path=source, relative_target_path=target, content=content,
-                     requires_confirmation=True, strong_confirmation=strong, warnings=warnings)
-        name = _action_name(plan.type, self.lang)
-        where = f"{source} → {target}" if source and target else (source or target)
-        title = f"{name}：{where}" if self.lang != "en" else f"{name}: {where}"
-        ask = tr(self.lang, f"需要你确认：{title}（风险：{plan.risk.label_zh}）",
-                 f"Needs your confirmation: {title} (risk: {plan.risk.label})")
-        return replace(plan, title=title, description="\n".join(x for x in (ask, detail) if x))
+        return outcome(plan, "done" if result.success else "failed", result, result.message)
 
     def _set_pending(self, plan: WorkspaceActionPlan, guard: tuple[str, str] | None = None) -> ActionOutcome:
         self._pending = plan
         self._pending_guard = guard
-        return self._outcome(plan, "pending", None, plan.description.splitlines()[0] if plan.description else plan.title)
-
-    def _relative(self, path: str, kind: str) -> str | ActionOutcome:
-        try:
-            return self._ctx.policy.to_relative_path(path or ".")
-        except PathDenied as error:
-            message = error.message(self.lang)
-            return self._outcome(_plan(kind, relative_target_path=path), "refused", _failure(message), message)
-
-    def _into_folder(self, target: str, source_rel: str) -> str:
-        """``docs``/``docs/`` (an existing folder) → ``docs/<source name>``; else ``target`` itself."""
-        name = source_rel.rsplit("/", 1)[-1]
-        bare = target.rstrip("/\\")
-        if bare in ("", "."):
-            return name
-        try:
-            is_folder = target.endswith(("/", "\\")) or self._ctx.policy.resolve(bare).is_dir()
-        except (PathDenied, OSError, ValueError):
-            return target
-        return f"{bare}/{name}" if is_folder else target
+        return outcome(plan, "pending", None, plan.description.splitlines()[0] if plan.description else plan.title)
 
     def _locate(self, request: WorkspaceRequest, kind: str) -> tuple[str, bool] | ActionOutcome:
         """Find the subject: an ordinal of the last list, a path, or a unique file name in the index."""
         if request.ordinal is not None:
             hit = self._context.resolve(request.ordinal)
             if isinstance(hit, ContextMiss):
-                return self._outcome(_plan(kind), "failed", None, hit.message(self.lang))
+                return outcome(make_plan(kind), "failed", None, hit.message(self.lang))
             path = hit.relative_path
         else:
             path = request.path or "."
@@ -557,7 +392,7 @@ class WorkspaceController:
                 return policy.to_relative_path(absolute), absolute.is_dir()
         except PathDenied as error:
             message = error.message(self.lang)
-            return self._outcome(_plan(kind, relative_target_path=path), "refused", _failure(message), message)
+            return outcome(make_plan(kind, relative_target_path=path), "refused", failure(message), message)
         found = self._by_name(path)
         if len(found) == 1:
             return found[0].relative_path, False
@@ -565,10 +400,10 @@ class WorkspaceController:
             self._context.remember(tuple(found))
             message = tr(self.lang, f"有 {len(found)} 个文件叫 {path}，请用“第几个”指定：",
                          f"{len(found)} files are named {path}; say which one (\"the first one\"…):")
-            return self._outcome(_plan(kind), "failed", WorkspaceToolResult(success=False, message=message,
-                                                                          files=tuple(found)), message)
+            listed = WorkspaceToolResult(success=False, message=message, files=tuple(found))
+            return outcome(make_plan(kind), "failed", listed, message)
         message = tr(self.lang, f"找不到：{path}", f"Not found: {path}")
-        return self._outcome(_plan(kind, relative_target_path=path), "failed", _failure(message), message)
+        return outcome(make_plan(kind, relative_target_path=path), "failed", failure(message), message)
 
     def _exists(self, path: str) -> bool:
         """A bare word counts as a workspace path only if it names something there (seed 001 §12)."""
@@ -590,66 +425,7 @@ class WorkspaceController:
         return exact or [f for f in files if f.file_name.casefold().rsplit(".", 1)[0] == key]
 
 
-_ACTION_NAMES = {
-    A.OPEN_FILE: ("打开文件", "Open file"), A.CREATE_FILE: ("创建文件", "Create file"),
-    A.CREATE_DIRECTORY: ("创建文件夹", "Create folder"), A.WRITE_FILE: ("修改文件", "Modify file"),
-    A.COPY_FILE: ("复制文件", "Copy file"), A.MOVE_FILE: ("移动文件", "Move file"),
-    A.RENAME_FILE: ("重命名", "Rename"), A.DELETE_TO_TRASH: ("删除到回收站", "Delete to the recycle bin"),
-    A.UNDO: ("撤销", "Undo"),
-}
-
-
-def _action_name(action: WorkspaceActionType, lang: str) -> str:
-    zh, en = _ACTION_NAMES.get(action, (action.value, action.value))
-    return tr(lang, zh, en)
-
-
-def _write_problem(lang: str, rel: str, request: WorkspaceRequest, current: WorkspaceToolResult) -> str:
-    if not current.success:
-        return current.error_message or current.message
-    if current.truncated:
-        return tr(lang, f"{rel} 太大，不能安全地整体修改。", f"{rel} is too large to change safely.")
-    if request.kind == "replace" and request.old_text not in current.output_text:
-        return tr(lang, f"在 {rel} 中没有找到“{request.old_text}”，未做修改。",
-                  f"\"{request.old_text}\" was not found in {rel}; nothing changed.")
-    return tr(lang, f"{rel} 的内容没有变化。", f"The content of {rel} would not change.")
-
-
 def _default_model() -> str:
     from localagent.config import DEFAULT_GENERATION_MODEL
 
     return DEFAULT_GENERATION_MODEL
-
-
-def _digest(ctx: ToolContext, rel: str) -> str:
-    """SHA-256 of a workspace file, ``""`` when it cannot be read (then a guarded write is refused)."""
-    from localagent.workspace.atomic import sha256_of
-
-    try:
-        return sha256_of(ctx.policy.resolve(rel))
-    except (PathDenied, OSError, ValueError):
-        return ""
-
-
-def _execute(ctx: ToolContext, plan: WorkspaceActionPlan) -> WorkspaceToolResult:
-    """Call the tool a confirmed plan names; the tool checks every path again (second wall)."""
-    from localagent.tools import open_tools, write_tools
-
-    src, dst = plan.relative_source_path, plan.relative_target_path
-    calls: dict[WorkspaceActionType, Callable[[], WorkspaceToolResult]] = {
-        A.OPEN_FILE: lambda: open_tools.open_file(ctx, dst),
-        A.CREATE_FILE: lambda: write_tools.create_file(ctx, dst, plan.content),
-        A.CREATE_DIRECTORY: lambda: write_tools.create_directory(ctx, dst),
-        A.WRITE_FILE: lambda: write_tools.write_file(ctx, dst, plan.content),
-        A.COPY_FILE: lambda: write_tools.copy_file(ctx, src, dst),
-        A.MOVE_FILE: lambda: write_tools.move_file(ctx, src, dst),
-        A.RENAME_FILE: lambda: write_tools.rename_file(ctx, src, dst.rsplit("/", 1)[-1]),
-        A.DELETE_TO_TRASH: lambda: write_tools.delete_to_trash(ctx, dst, strong_confirmed=plan.strong_confirmation),
-        A.UNDO: lambda: write_tools.undo_last(ctx),
-    }
-    call = calls.get(plan.type)
-    return call() if call is not None else _failure(tr(ctx.lang, "不支持的操作。", "Unsupported action."))
-
-
-def _failure(message: str) -> WorkspaceToolResult:
-    return WorkspaceToolResult(success=False, message=message, error_message=message)

@@ -28,61 +28,39 @@ module decides about paths. Two layers:
 * :meth:`AccessPolicy.open_for_read` and :meth:`AccessPolicy.verify_same_file`
   check again after opening, so a swap between the check and the use is caught.
 
-Stdlib only at module level: the sandboxed child imports it too.
+This module is THE gate: every decision is made here. Helpers it uses, each deciding
+nothing on its own: :mod:`~localagent.workspace.pathlex` (the path as text: text
+checks, ``..`` applied lexically, component-wise :func:`is_within`),
+:mod:`~localagent.workspace.opened` (the identity checks around opening a checked
+file), :mod:`~localagent.workspace.decision` (:class:`PolicyDecision` and the
+fail-closed wrappers) and :mod:`~localagent.workspace.pathnames` (the name tables).
+``is_within`` and ``PolicyDecision`` stay importable from here.
+
+Stdlib only at module level (plus ``localagent.errors`` and those helpers): the
+sandboxed child imports it too.
 """
 
 from __future__ import annotations
 
 import errno
-import functools
 import os
 import re
 import stat
-import sys
-from dataclasses import dataclass
-from pathlib import Path, PurePath, PureWindowsPath
+from pathlib import Path
 from typing import BinaryIO
 
 from localagent.errors import PathDenied, WorkspaceError
+from localagent.workspace import opened
 from localagent.workspace import pathnames as names
+from localagent.workspace.decision import ALLOW, PolicyDecision, fail_closed, on_error
+from localagent.workspace.opened import is_link
+from localagent.workspace.pathlex import Prefix, Walk, check_text, deny, is_within, last_name, lex
 from localagent.workspace.pathnames import is_system_directory, legal_name_problem
 from localagent.workspace.pathnames import show as _show
 
 __all__ = ["AccessPolicy", "PolicyDecision", "is_legal_file_name", "is_system_directory", "is_within"]
 
 _ON_WINDOWS = os.name == "nt"
-_SEP = re.compile(r"[\\/]")
-_REPARSE_POINT = 0x400  # FILE_ATTRIBUTE_REPARSE_POINT: symlinks and junctions on Windows
-
-
-@dataclass(frozen=True)
-class PolicyDecision:
-    """The answer of a ``can_*`` gate; truthy when allowed.
-
-    Attributes:
-        allowed: whether the action may go ahead.
-        reason: the refusal in Chinese ("" when allowed), shown to the user.
-        reason_en: the same in English.
-    """
-
-    allowed: bool
-    reason: str = ""
-    reason_en: str = ""
-
-    def __bool__(self) -> bool:
-        return self.allowed
-
-    def message(self, lang: str = "zh") -> str:
-        """Return the reason in ``lang`` (``"en"`` for English, anything else Chinese)."""
-        return self.reason_en if lang == "en" else self.reason
-
-    def raise_if_denied(self) -> None:
-        """Raise ``PathDenied(reason, reason_en)`` when not allowed; do nothing otherwise."""
-        if not self.allowed:
-            raise PathDenied(self.reason, self.reason_en)
-
-
-_ALLOW = PolicyDecision(True)
 
 
 def is_legal_file_name(name: str) -> PolicyDecision:
@@ -98,83 +76,7 @@ def is_legal_file_name(name: str) -> PolicyDecision:
     if not isinstance(name, str):
         return PolicyDecision(False, "文件名无效", "the file name is invalid")
     problem = legal_name_problem(name)
-    return PolicyDecision(False, *problem) if problem else _ALLOW
-
-
-def is_within(path: PurePath, root: PurePath) -> bool:
-    """Return True if ``path`` is ``root`` or below it, comparing whole components.
-
-    Never a string prefix test (``/ws`` does not contain ``/ws-evil``). Case-insensitive for
-    Windows paths. Both should already be resolved and absolute; a relative one gives False.
-    """
-    if not (path.is_absolute() and root.is_absolute()):
-        return False
-    fold = _ON_WINDOWS or isinstance(path, PureWindowsPath) or isinstance(root, PureWindowsPath)
-    outer, inner = root.parts, path.parts
-    if len(inner) < len(outer):
-        return False
-    if fold:
-        return all(a.casefold() == b.casefold() for a, b in zip(outer, inner[: len(outer)], strict=True))
-    return inner[: len(outer)] == outer
-
-
-def _deny(zh: str, en: str, shown: str = "") -> PathDenied:
-    if shown:
-        return PathDenied(f"{zh}：{shown}", f"{en}: {shown}")
-    return PathDenied(zh, en)
-
-
-def _fail_closed(method):
-    """Turn a gate's PathDenied into a refusal and any other error into a refusal too."""
-
-    @functools.wraps(method)
-    def gate(self, *args, **kwargs) -> PolicyDecision:
-        try:
-            return method(self, *args, **kwargs)
-        except PathDenied as exc:
-            return PolicyDecision(False, exc.zh, exc.en)
-        except Exception:  # noqa: BLE001 - fail closed: an error never allows
-            return PolicyDecision(False, "路径检查出错，已拒绝", "the path check failed, so it is refused")
-
-    return gate
-
-
-
-def _on_error(default: bool):
-    """Make a yes/no question answer ``default`` (the cautious answer) instead of raising."""
-
-    def wrap(method):
-        @functools.wraps(method)
-        def answer(self, *args, **kwargs) -> bool:
-            try:
-                return bool(method(self, *args, **kwargs))
-            except Exception:  # noqa: BLE001 - fail closed
-                return default
-
-        return answer
-
-    return wrap
-
-
-@dataclass(frozen=True)
-class _Prefix:
-    anchor: str
-    names: tuple[str, ...]
-
-    def path(self) -> Path:
-        return Path(self.anchor, *self.names)
-
-
-@dataclass(frozen=True)
-class _Walk:
-    rel: tuple[str, ...] | None   # lexical names below the root as given; None if not lexically inside
-    visited: tuple[_Prefix, ...]  # every prefix walked through, '..' applied lexically
-    real: Path                    # fully resolved
-    real_rel: tuple[str, ...]     # resolved names below the root
-    shown: str                    # the path for messages
-
-    def views(self) -> tuple[tuple[str, ...], ...]:
-        return (self.rel or (), self.real_rel)
+    return PolicyDecision(False, *problem) if problem else ALLOW
 
 
 class AccessPolicy:
@@ -249,55 +151,36 @@ class AccessPolicy:
         """
         return self._walk(path, for_write=for_write).real
 
-    def _walk(self, path: str | os.PathLike[str], *, for_write: bool = False) -> _Walk:
-        text = _check_text(path)
-        absolute, anchor, body, parts, visited = self._lex(text)
+    def _walk(self, path: str | os.PathLike[str], *, for_write: bool = False) -> Walk:
+        text = check_text(path)
+        absolute, anchor, body, parts, visited = lex(text, self.root)
         if absolute is None:
-            raise _deny("路径用 .. 跳出了工作区", "the path leaves the workspace with ..", _show(text))
+            raise deny("路径用 .. 跳出了工作区", "the path leaves the workspace with ..", _show(text))
         for prefix in visited:
             problem = names.component_problem(prefix.names[-1])
             if problem:
-                raise _deny(*problem, _show(text))
+                raise deny(*problem, _show(text))
         joined = os.path.join(anchor, body.replace("\\", "/") if os.sep == "/" else body)
         real = Path(os.path.realpath(joined))
         rel = self._lexical_rel(Path(anchor, *parts)) if absolute else tuple(parts)
         if not is_within(real, self.root):
             if rel is not None:
-                raise _deny("路径经符号链接指向工作区外", "the path leads outside the workspace through a link",
-                            _show(text))
-            raise _deny("路径在工作区之外", "the path is outside the workspace", _show(text))
+                raise deny("路径经符号链接指向工作区外", "the path leads outside the workspace through a link",
+                           _show(text))
+            raise deny("路径在工作区之外", "the path is outside the workspace", _show(text))
         if _is_link_loop(real):
-            raise _deny("路径含有符号链接循环", "the path contains a symlink loop", _show(text))
+            raise deny("路径含有符号链接循环", "the path contains a symlink loop", _show(text))
         real_rel = real.parts[len(self.root.parts):]
         for part in real_rel:
             problem = names.component_problem(part)
             if problem:
-                raise _deny(*problem, _show(text))
+                raise deny(*problem, _show(text))
         if is_system_directory(real):
-            raise _deny("路径是系统目录", "the path is a system directory", _show(text))
-        walk = _Walk(rel, tuple(visited), real, real_rel, _show(text))
+            raise deny("路径是系统目录", "the path is a system directory", _show(text))
+        walk = Walk(rel, tuple(visited), real, real_rel, _show(text))
         if for_write:
             self._check_write_route(walk)
         return walk
-
-    def _lex(self, text: str) -> tuple[bool | None, str, str, list[str], list[_Prefix]]:
-        """Split ``text``; apply ``..`` lexically. ``absolute`` is None when a relative path climbs out."""
-        absolute = _is_absolute(text)
-        anchor, body = _split_anchor(text) if absolute else (str(self.root), text)
-        parts: list[str] = []
-        visited: list[_Prefix] = []
-        for part in names.split_names(body):
-            if part == ".":
-                continue
-            if part == "..":
-                if not parts and not absolute:
-                    return None, anchor, body, parts, visited
-                if parts:
-                    parts.pop()
-                continue
-            parts.append(part)
-            visited.append(_Prefix(anchor, tuple(parts)))
-        return absolute, anchor, body, parts, visited
 
     def _lexical_rel(self, lexical: Path) -> tuple[str, ...] | None:
         for base in (self.root, self._given_root):
@@ -312,37 +195,37 @@ class AccessPolicy:
             return bool(rel)
         return not (is_within(self.root, prefix) or is_within(self._given_root, prefix))
 
-    def _check_write_route(self, walk: _Walk) -> None:
+    def _check_write_route(self, walk: Walk) -> None:
         if walk.rel is None:
-            raise _deny("写入路径须直接位于工作区内，不能经过链接到达",
-                        "a write path must lie in the workspace itself, not be reached through a link", walk.shown)
-        for prefix in map(_Prefix.path, walk.visited):
-            if self._lexical_rel(prefix) and _is_link(prefix):
-                raise _deny("写入路径不能经过符号链接或联接点", "a write path must not pass through a symlink or "
-                            "junction", walk.shown)
+            raise deny("写入路径须直接位于工作区内，不能经过链接到达",
+                       "a write path must lie in the workspace itself, not be reached through a link", walk.shown)
+        for prefix in map(Prefix.path, walk.visited):
+            if self._lexical_rel(prefix) and is_link(prefix):
+                raise deny("写入路径不能经过符号链接或联接点", "a write path must not pass through a symlink or "
+                           "junction", walk.shown)
 
     # --- questions ------------------------------------------------------------------------
 
-    @_on_error(False)
+    @on_error(False)
     def is_inside_workspace(self, path: str | os.PathLike[str]) -> bool:
         """Return True if :meth:`resolve` accepts ``path`` (inside after resolving every link)."""
         self._walk(path)
         return True
 
-    @_on_error(True)
+    @on_error(True)
     def has_symlink_segment(self, path: str | os.PathLike[str]) -> bool:
         """Return True if an existing component on the way is a symlink or junction.
 
         Components below the root are checked (for an absolute path outside the root, all of them).
         A path that cannot be judged gives True (fail closed).
         """
-        absolute, _anchor, _body, _parts, visited = self._lex(_check_text(path))
+        absolute, _anchor, _body, _parts, visited = lex(check_text(path), self.root)
         if absolute is None:
             return True
         paths = [p.path() for p in visited]
-        return any(_is_link(p) for p in paths if not absolute or self._off_root_route(p))
+        return any(is_link(p) for p in paths if not absolute or self._off_root_route(p))
 
-    @_on_error(True)
+    @on_error(True)
     def is_system_path(self, path: str | os.PathLike[str]) -> bool:
         """Return True if ``path`` as given, or resolved, is or lies in a system directory; True on error."""
         text = os.fspath(path)
@@ -352,15 +235,15 @@ class AccessPolicy:
             return False
         return is_system_directory(os.path.realpath(os.path.join(self.root, text)))
 
-    @_on_error(True)
+    @on_error(True)
     def is_dangerous_suffix(self, path: str | os.PathLike[str]) -> bool:
         """Return True if the file name ends in a dangerous suffix (``.exe .bat .ps1 .lnk`` …, seed 001 §6).
 
         Casefolded; ``a.EXE``, ``a.exe.``, ``a.exe `` and ``a.exe::$DATA`` all count. True on error.
         """
-        return names.is_dangerous_name(_last_name(path))
+        return names.is_dangerous_name(last_name(path))
 
-    @_on_error(True)
+    @on_error(True)
     def is_sensitive_file(self, path: str | os.PathLike[str]) -> bool:
         """Return True for a sensitive file (seed 001 §6 names, suffixes, keywords) or one in a credential folder.
 
@@ -369,15 +252,15 @@ class AccessPolicy:
         """
         return self._root_sensitive or any(names.sensitive_parts(v) for v in self._name_views(path))
 
-    @_on_error(True)
+    @on_error(True)
     def is_protected_path(self, path: str | os.PathLike[str]) -> bool:
         """Return True if ``.git``, ``.localagent``, ``.vscode`` or ``.idea`` is on the path (any case); True on error."""
         return any(names.protected_parts(v) for v in self._name_views(path))
 
-    @_on_error(False)
+    @on_error(False)
     def is_supported_text_file(self, path: str | os.PathLike[str]) -> bool:
         """Return True if the file name is a supported text type (seed 001 §8.1 suffixes, README, Makefile …)."""
-        return names.is_text_name(_last_name(path))
+        return names.is_text_name(last_name(path))
 
     def _name_views(self, path: str | os.PathLike[str]) -> tuple[tuple[str, ...], ...]:
         """Names below the root as given and as resolved; all names of a path the gate refuses."""
@@ -389,7 +272,7 @@ class AccessPolicy:
 
     # --- the action gates (never raise; refusal on any error) ----------------------------
 
-    @_fail_closed
+    @fail_closed
     def can_read_file(self, path: str | os.PathLike[str]) -> PolicyDecision:
         """Decide whether a file may be read (seed 001 §8.1 ReadFileTool).
 
@@ -399,19 +282,19 @@ class AccessPolicy:
         walk = self._walk(path)
         _require_regular_file(walk)
         self._check_names(walk, dangerous=True, binary=True)
-        return _ALLOW
+        return ALLOW
 
-    @_fail_closed
+    @fail_closed
     def can_read_directory(self, path: str | os.PathLike[str]) -> PolicyDecision:
         """Decide whether a folder may be listed: inside, exists, a folder, not a credential folder."""
         walk = self._walk(path)
         if not walk.real.is_dir():
-            raise _deny("文件夹不存在或不是文件夹", "the folder does not exist or is not a folder", walk.shown)
+            raise deny("文件夹不存在或不是文件夹", "the folder does not exist or is not a folder", walk.shown)
         if self._root_sensitive or any(names.is_sensitive_dir_name(p) for v in walk.views() for p in v):
-            raise _deny("敏感文件夹默认拒绝", "sensitive folders are refused by default", walk.shown)
-        return _ALLOW
+            raise deny("敏感文件夹默认拒绝", "sensitive folders are refused by default", walk.shown)
+        return ALLOW
 
-    @_fail_closed
+    @fail_closed
     def can_create_file(self, path: str | os.PathLike[str]) -> PolicyDecision:
         """Decide whether a new file may be created (seed 001 §8.3 CreateFileTool).
 
@@ -419,9 +302,9 @@ class AccessPolicy:
         suffix; sensitive; protected; the parent folder missing.
         """
         self._check_new_file(self._walk(path, for_write=True))
-        return _ALLOW
+        return ALLOW
 
-    @_fail_closed
+    @fail_closed
     def can_create_directory(self, path: str | os.PathLike[str]) -> PolicyDecision:
         """Decide whether a new folder may be created; missing intermediate folders are allowed (mkdir -p).
 
@@ -435,12 +318,12 @@ class AccessPolicy:
         while not os.path.lexists(ancestor):
             ancestor = ancestor.parent
         if not ancestor.is_dir():
-            raise _deny("路径中有同名文件挡住了文件夹", "a file is in the way of the folder", walk.shown)
+            raise deny("路径中有同名文件挡住了文件夹", "a file is in the way of the folder", walk.shown)
         for part in walk.real.parts[len(ancestor.parts):]:
             _check_legal(part, walk.shown)
-        return _ALLOW
+        return ALLOW
 
-    @_fail_closed
+    @fail_closed
     def can_write_file(self, path: str | os.PathLike[str]) -> PolicyDecision:
         """Decide whether an existing text file may be changed (seed 001 §8.3 WriteFileTool).
 
@@ -450,9 +333,9 @@ class AccessPolicy:
         walk = self._walk(path, for_write=True)
         _require_regular_file(walk)
         self._check_names(walk, protected=True, dangerous=True, binary=True)
-        return _ALLOW
+        return ALLOW
 
-    @_fail_closed
+    @fail_closed
     def can_move_file(self, source: str | os.PathLike[str], target: str | os.PathLike[str]) -> PolicyDecision:
         """Decide whether one file (or one folder) may be moved or renamed to ``target`` (seed 001 §8.3).
 
@@ -464,8 +347,8 @@ class AccessPolicy:
         """
         walk = self._walk(source, for_write=True)
         if not walk.real_rel:
-            raise _deny("不能移动工作区根目录", "the workspace root itself cannot be moved", walk.shown)
-        is_dir = walk.real.is_dir() and not _is_link(walk.real)
+            raise deny("不能移动工作区根目录", "the workspace root itself cannot be moved", walk.shown)
+        is_dir = walk.real.is_dir() and not is_link(walk.real)
         if is_dir:
             self._check_folder_leaves(walk)
         else:
@@ -473,11 +356,11 @@ class AccessPolicy:
             self._check_names(walk, protected=True, dangerous=True)
         dest = self._walk(target, for_write=True)
         if is_dir and is_within(dest.real, walk.real):
-            raise _deny("不能把文件夹移到它自己里面", "a folder cannot be moved into itself", dest.shown)
+            raise deny("不能把文件夹移到它自己里面", "a folder cannot be moved into itself", dest.shown)
         self._check_new_file(dest, same_as=walk.real)
-        return _ALLOW
+        return ALLOW
 
-    @_fail_closed
+    @fail_closed
     def can_delete_to_trash(self, path: str | os.PathLike[str]) -> PolicyDecision:
         """Decide whether a file or folder may go to the recycle bin (seed 001 §8.3).
 
@@ -486,54 +369,53 @@ class AccessPolicy:
         """
         walk = self._walk(path, for_write=True)
         if not walk.real_rel:
-            raise _deny("不能删除工作区根目录", "the workspace root itself cannot be deleted", walk.shown)
+            raise deny("不能删除工作区根目录", "the workspace root itself cannot be deleted", walk.shown)
         if not os.path.lexists(walk.real):
-            raise _deny("要删除的路径不存在", "the path to delete does not exist", walk.shown)
+            raise deny("要删除的路径不存在", "the path to delete does not exist", walk.shown)
         self._check_folder_leaves(walk)
-        return _ALLOW
+        return ALLOW
 
-    def _check_new_entry(self, walk: _Walk, same_as: Path | None = None) -> None:
+    def _check_new_entry(self, walk: Walk, same_as: Path | None = None) -> None:
         if not walk.real_rel:
-            raise _deny("目标是工作区根目录", "the target is the workspace root", walk.shown)
+            raise deny("目标是工作区根目录", "the target is the workspace root", walk.shown)
         if os.path.lexists(walk.real) and not _is_case_only_rename(same_as, walk.real):
-            raise _deny("目标已存在，不会覆盖", "the target already exists and is never overwritten", walk.shown)
+            raise deny("目标已存在，不会覆盖", "the target already exists and is never overwritten", walk.shown)
         _check_legal(walk.real.name, walk.shown)
 
-    def _check_new_file(self, walk: _Walk, same_as: Path | None = None) -> None:
+    def _check_new_file(self, walk: Walk, same_as: Path | None = None) -> None:
         self._check_new_entry(walk, same_as)
         self._check_names(walk, protected=True, dangerous=True)
         if not walk.real.parent.is_dir():
-            raise _deny("上级文件夹不存在", "the parent folder does not exist", walk.shown)
+            raise deny("上级文件夹不存在", "the parent folder does not exist", walk.shown)
 
-    def _check_folder_leaves(self, walk: _Walk) -> None:
+    def _check_folder_leaves(self, walk: Walk) -> None:
         """A folder may leave its place (move, trash) unless protected, sensitive or holding ``.git`` & co."""
         self._check_names(walk, protected=True)
         if walk.real.is_dir() and _holds_protected(walk.real):
-            raise _deny("文件夹内含受保护目录（如 .git），不能移动或删除", "the folder holds a protected folder "
-                        "(such as .git) and cannot be moved or deleted", walk.shown)
+            raise deny("文件夹内含受保护目录（如 .git），不能移动或删除", "the folder holds a protected folder "
+                       "(such as .git) and cannot be moved or deleted", walk.shown)
 
-    def _check_names(self, walk: _Walk, *, protected: bool = False, dangerous: bool = False,
+    def _check_names(self, walk: Walk, *, protected: bool = False, dangerous: bool = False,
                      binary: bool = False) -> None:
         views = [v for v in walk.views() if v]
         if protected and any(names.protected_parts(v) for v in views):
-            raise _deny("受保护的目录（.git、.localagent、.vscode、.idea）不能写入、移动或删除",
-                        "protected folders (.git, .localagent, .vscode, .idea) are never written, moved or deleted",
-                        walk.shown)
+            raise deny("受保护的目录（.git、.localagent、.vscode、.idea）不能写入、移动或删除",
+                       "protected folders (.git, .localagent, .vscode, .idea) are never written, moved or deleted",
+                       walk.shown)
         if self._root_sensitive or any(names.sensitive_parts(v) for v in views):
-            raise _deny("敏感文件默认拒绝", "sensitive files are refused by default", walk.shown)
+            raise deny("敏感文件默认拒绝", "sensitive files are refused by default", walk.shown)
         if dangerous and any(names.is_dangerous_name(v[-1]) for v in views):
-            raise _deny("危险的文件类型被拒绝", "dangerous file types are refused", walk.shown)
+            raise deny("危险的文件类型被拒绝", "dangerous file types are refused", walk.shown)
         if binary and any(names.is_binary_name(v[-1]) for v in views):
-            raise _deny("二进制文件（图片、压缩包等）不能作为文本处理", "binary files (images, archives …) are not "
-                        "handled as text", walk.shown)
+            raise deny("二进制文件（图片、压缩包等）不能作为文本处理", "binary files (images, archives …) are not "
+                       "handled as text", walk.shown)
 
     # --- opening with a check after the open (TOCTOU) ------------------------------------
 
     def open_for_read(self, path: str | os.PathLike[str]) -> BinaryIO:
-        """Resolve, open read-only, then check that the opened file is still the one that was checked.
+        """Resolve, refuse sensitive names, open read-only, then check the opened file is the checked one.
 
-        The final component is opened with ``O_NOFOLLOW`` (and ``O_NONBLOCK`` so a FIFO cannot hang
-        us); then :meth:`verify_same_file` compares identities and the fd's real location.
+        The open and the check after it are :func:`localagent.workspace.opened.open_checked`.
 
         Returns:
             A binary file object positioned at 0; the caller closes it.
@@ -545,33 +427,15 @@ class AccessPolicy:
         """
         walk = self._walk(path)
         if self._root_sensitive or any(names.sensitive_parts(v) for v in walk.views() if v):
-            raise _deny("敏感文件默认拒绝", "sensitive files are refused by default", walk.shown)
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-        try:
-            fd = os.open(walk.real, flags)
-        except OSError as exc:
-            if _is_link(walk.real):
-                raise _deny("文件在检查后被换成了链接", "the file was swapped for a link after the check",
-                            walk.shown) from exc
-            raise
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise _deny("不是普通文件", "not a regular file", walk.shown)
-            self.verify_same_file(fd, walk.real)
-            if hasattr(os, "set_blocking"):
-                os.set_blocking(fd, True)
-            return os.fdopen(fd, "rb")
-        except BaseException:
-            os.close(fd)
-            raise
+            raise deny("敏感文件默认拒绝", "sensitive files are refused by default", walk.shown)
+        return opened.open_checked(walk.real, walk.shown, self.root)
 
     def verify_same_file(self, fd: int, path: str | os.PathLike[str]) -> None:
         """Check after opening that ``fd`` is the file at ``path`` and that it lies inside the root.
 
-        Compares ``(st_dev, st_ino)`` of the open descriptor with a fresh ``stat`` of ``path``, and
-        checks the descriptor's real location (``/proc/self/fd`` on Linux, ``F_GETPATH`` on macOS,
-        else ``realpath(path)``). Writers call it after opening too.
+        Compares ``(st_dev, st_ino)`` of the descriptor with a fresh ``stat`` of ``path`` and checks
+        the descriptor's real location (:func:`localagent.workspace.opened.verify_same_file`).
+        Writers call it after opening too.
 
         Args:
             fd: an open file descriptor.
@@ -580,57 +444,24 @@ class AccessPolicy:
         Raises:
             PathDenied: the file was replaced, moved out or deleted between the check and the use.
         """
-        shown = _show(os.fspath(path))
-        opened = os.fstat(fd)
-        try:
-            current = os.stat(path)
-        except OSError as exc:
-            raise _deny("文件在检查后被移走", "the file was moved away after the check", shown) from exc
-        if (opened.st_dev, opened.st_ino) != (current.st_dev, current.st_ino):
-            raise _deny("文件在检查后被替换", "the file was replaced after the check", shown)
-        if not is_within(Path(_fd_location(fd, path)), self.root):
-            raise _deny("打开的文件位于工作区之外", "the opened file lies outside the workspace", shown)
-
-
-def _fd_location(fd: int, path: str | os.PathLike[str]) -> str:
-    proc = f"/proc/self/fd/{fd}"
-    if sys.platform.startswith("linux") and os.path.islink(proc):
-        return os.readlink(proc)
-    if sys.platform == "darwin":
-        import fcntl  # stdlib, POSIX only
-
-        if hasattr(fcntl, "F_GETPATH"):
-            raw = fcntl.fcntl(fd, fcntl.F_GETPATH, b"\0" * 1024)
-            return os.fsdecode(raw.split(b"\0", 1)[0])
-    return os.path.realpath(path)
-
-
-def _check_text(path: object) -> str:
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, str):
-        raise _deny("路径必须是文本", "the path must be text")
-    problem = names.text_problem(path, on_windows=_ON_WINDOWS)
-    if problem:
-        raise _deny(*problem, _show(path))
-    return path
+        opened.verify_same_file(fd, path, self.root)
 
 
 def _check_legal(name: str, shown: str) -> None:
     problem = legal_name_problem(name)
     if problem:
-        raise _deny(*problem, shown)
+        raise deny(*problem, shown)
 
 
-def _require_regular_file(walk: _Walk) -> None:
+def _require_regular_file(walk: Walk) -> None:
     try:
         mode = os.lstat(walk.real).st_mode
     except FileNotFoundError:
-        raise _deny("文件不存在", "the file does not exist", walk.shown) from None
+        raise deny("文件不存在", "the file does not exist", walk.shown) from None
     if stat.S_ISDIR(mode):
-        raise _deny("这是文件夹，不是文件", "this is a folder, not a file", walk.shown)
+        raise deny("这是文件夹，不是文件", "this is a folder, not a file", walk.shown)
     if not stat.S_ISREG(mode):
-        raise _deny("不是普通文件", "not a regular file", walk.shown)
+        raise deny("不是普通文件", "not a regular file", walk.shown)
 
 
 def _is_case_only_rename(source: Path | None, target: Path) -> bool:
@@ -654,26 +485,3 @@ def _is_link_loop(real: Path) -> bool:
 def _holds_protected(folder: Path) -> bool:
     with os.scandir(folder) as entries:
         return any(names.is_protected_name(e.name) for e in entries)
-
-
-def _is_absolute(text: str) -> bool:
-    return text.startswith(("/", "\\")) or (_ON_WINDOWS and bool(re.match(r"^[A-Za-z]:[\\/]", text)))
-
-
-def _split_anchor(text: str) -> tuple[str, str]:
-    if re.match(r"^[A-Za-z]:[\\/]", text):
-        return text[:2] + "\\", text[3:]
-    return os.sep, text.lstrip("\\/")
-
-
-def _is_link(path: Path) -> bool:
-    try:
-        st = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & _REPARSE_POINT)
-
-
-def _last_name(path: str | os.PathLike[str]) -> str:
-    parts = names.split_names(os.fspath(path))
-    return parts[-1] if parts else ""
