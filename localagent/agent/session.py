@@ -161,7 +161,7 @@ def handle_sentence(session: Session, sentence: str, on_event: EventSink = ignor
     action = _offer_to_controller(session, text, intent)
     if action is not None:
         if intent.label == CHAT:
-            intent = _direct_request_intent(session.lang)
+            intent = _direct_request_intent()
         return Outcome(kind="workspace", intent=intent, action=action)
     if intent.label == CHAT:
         return Outcome(kind="chat", intent=intent, answer=_chat(session, text, on_event))
@@ -188,12 +188,12 @@ def _offer_to_controller(session: Session, text: str, intent: "IntentResult") ->
     return session.controller.handle_message(text)
 
 
-def _direct_request_intent(lang: str) -> "IntentResult":
+def _direct_request_intent() -> "IntentResult":
     from localagent.intent.labels import EXECUTION, IntentResult
 
-    return IntentResult(label=EXECUTION, confidence=0.9, source="rules", reason=tr(
-        lang, "这是对当前工作区文件的直接请求（搜索、读取、打开或单个文件的操作）",
-        "A direct request on the workspace's files (search, read, open or a single-file action)"))
+    return IntentResult(label=EXECUTION, confidence=0.9, source="rules",
+                        reason="这是对当前工作区文件的直接请求（搜索、读取、打开或单个文件的操作）",
+                        reason_en="A direct request on the workspace's files (search, read, open or a single-file action)")
 
 
 def _chat(session: Session, text: str, on_event: EventSink) -> str:

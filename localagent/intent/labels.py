@@ -33,12 +33,19 @@ class IntentResult:
         reason: a Chinese explanation shown to the user (seed 000 step 5: 判定原因).
         source: ``"rules"`` (no-model fast path), ``"llm"`` (the intent model) or
             ``"fallback"`` (no model, unusable model output, or low confidence).
+        reason_en: an English rendering for ``--lang en`` where one exists (not in the JSON:
+            the seed's ``reason`` is Chinese).
     """
 
     label: str
     confidence: float
     reason: str
     source: str
+    reason_en: str = ""
+
+    def reason_in(self, lang: str) -> str:
+        """Return the reason in ``lang`` when an English one exists, else the Chinese one."""
+        return self.reason_en if lang == "en" and self.reason_en else self.reason
 
     @property
     def is_execution(self) -> bool:

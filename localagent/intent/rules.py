@@ -236,15 +236,18 @@ def _features(text: str) -> _Features:
 
 
 def _chat(reason: str) -> IntentResult:
-    return IntentResult(label=CHAT, confidence=RULE_CHAT_CONFIDENCE, reason=reason, source=SOURCE_RULES)
+    return IntentResult(label=CHAT, confidence=RULE_CHAT_CONFIDENCE, reason=reason, source=SOURCE_RULES,
+                        reason_en="Chat or a question, not an action on the workspace's files")
 
 
 def _execution(features: _Features) -> IntentResult:
     if features.question:
         reason = f"以请求的语气要求我对“{features.ref}”执行“{features.verb}”，是对工作区文件的执行任务"
-        return IntentResult(label=EXECUTION, confidence=POLITE_QUESTION_CONFIDENCE, reason=reason, source=SOURCE_RULES)
+        return IntentResult(label=EXECUTION, confidence=POLITE_QUESTION_CONFIDENCE, reason=reason, source=SOURCE_RULES,
+                            reason_en=f"A polite request to {features.verb} “{features.ref}”: a task on workspace files")
     reason = f"要求对工作区中的“{features.ref}”执行“{features.verb}”操作，是对工作区文件的执行任务"
-    return IntentResult(label=EXECUTION, confidence=RULE_EXECUTION_CONFIDENCE, reason=reason, source=SOURCE_RULES)
+    return IntentResult(label=EXECUTION, confidence=RULE_EXECUTION_CONFIDENCE, reason=reason, source=SOURCE_RULES,
+                        reason_en=f"Asks to {features.verb} “{features.ref}” in the workspace: a task on workspace files")
 
 
 def chat_veto(sentence: str) -> str | None:

@@ -60,7 +60,8 @@ def render_intent(outcome: "Outcome", lang: str) -> str:
     label = tr(lang, "执行任务" if intent.label == "execution" else "普通对话",
                "task" if intent.label == "execution" else "chat")
     return tr(lang, f"判定：{label}（置信度 {intent.confidence:.2f}，来源 {intent.source}）— {intent.reason}",
-              f"Intent: {label} (confidence {intent.confidence:.2f}, source {intent.source}) — {intent.reason}")
+              f"Intent: {label} (confidence {intent.confidence:.2f}, source {intent.source}) — "
+              f"{intent.reason_in(lang)}")
 
 
 def render_plan(task: "Task", layout: Any, lang: str) -> str:
