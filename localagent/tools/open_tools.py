@@ -94,8 +94,10 @@ def open_file(ctx: ToolContext, path: str) -> WorkspaceToolResult:
 
     The controller asks for a yes before calling this. Refused (as results):
     paths outside the workspace, missing files, folders (use
-    :func:`open_directory`), dangerous suffixes (``.exe``, ``.bat``, ``.lnk``…)
-    and sensitive files (first version: refused).
+    :func:`open_directory`), and whatever ``AccessPolicy.can_open_file`` refuses:
+    dangerous suffixes (``.exe``, ``.bat``, ``.lnk``…), files the default program
+    would run, install or mount (``.js``, ``.py``, ``.iso``…), executables and
+    sensitive files (first version: refused).
 
     Args:
         ctx: tool context; ``ctx.extra["launcher"]`` replaces the system launcher.
@@ -113,10 +115,8 @@ def open_file(ctx: ToolContext, path: str) -> WorkspaceToolResult:
         problem = tr(ctx.lang, f"{rel} 是文件夹，请用打开文件夹", f"{rel} is a folder; open it as a folder")
     elif not target.is_file():
         problem = tr(ctx.lang, f"文件不存在：{rel}", f"File not found: {rel}")
-    elif policy.is_dangerous_suffix(target):
-        problem = tr(ctx.lang, f"危险文件类型，拒绝打开：{rel}", f"Dangerous file type, refused to open: {rel}")
-    elif policy.is_sensitive_file(target):
-        problem = tr(ctx.lang, f"敏感文件默认拒绝打开：{rel}", f"Sensitive files are not opened: {rel}")
+    elif not (decision := policy.can_open_file(target)):
+        problem = decision.message(ctx.lang)
     else:
         return _launch(ctx, "open_file", open_argv(target), rel,
                        (f"已用默认程序打开 {rel}", f"Opened {rel} with the default program"))

@@ -26,6 +26,20 @@ DANGEROUS_SUFFIXES = frozenset({
     ".scf", ".url", ".jar", ".appref-ms", ".application", ".desktop", ".command",
 })
 
+# Files that are fine to create and edit in a project but that the system's default program would RUN, install or
+# mount when "opened" (seed 001 §8.2 OpenFileTool: 危险后缀拒绝打开). Windows runs .js/.py/.ws* through its script
+# hosts, mounts .iso/.vhd (bypassing download marks), installs .msix/.appx/.inf/.cer; macOS runs .app/.workflow/
+# .terminal; Linux desktops run .AppImage/.run/.deb installers. open_file refuses these on every OS.
+OPEN_UNSAFE_SUFFIXES = DANGEROUS_SUFFIXES | frozenset({
+    ".js", ".py", ".pyw", ".pyc", ".pyz", ".pyzw", ".vb", ".ws", ".wsc", ".sct", ".shb", ".shs", ".ps1xml", ".psc1",
+    ".psc2", ".mshxsl", ".inf", ".ins", ".isp", ".chm", ".hlp", ".gadget", ".msix", ".msixbundle", ".appx",
+    ".appxbundle", ".appinstaller", ".iso", ".img", ".vhd", ".vhdx", ".settingcontent-ms", ".library-ms",
+    ".search-ms", ".searchconnector-ms", ".diagcab", ".mde", ".ade", ".adp", ".mst", ".xbap", ".xll", ".dll",
+    ".ocx", ".sys", ".drv", ".cer", ".crt", ".der", ".p7b", ".rdp", ".website", ".webloc", ".fileloc",
+    ".inetloc", ".terminal", ".workflow", ".action", ".app", ".pkg", ".mpkg", ".run", ".appimage", ".deb",
+    ".rpm", ".snap", ".flatpakref", ".sh", ".bash", ".zsh", ".csh", ".ksh", ".pl", ".rb", ".php", ".elf",
+})
+
 # Seed 001 §6 "敏感文件默认拒绝" (exact names and suffixes) and the keywords.
 SENSITIVE_NAMES = frozenset({
     ".env", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials.json", "secrets.json",
@@ -181,6 +195,11 @@ def component_problem(part: str) -> tuple[str, str] | None:
 def is_dangerous_name(name: str) -> bool:
     """Return True if ``name`` ends in a dangerous suffix (seed 001 §6), as Windows would read it."""
     return name_suffix(windows_base_name(name)) in DANGEROUS_SUFFIXES
+
+
+def is_open_unsafe_name(name: str) -> bool:
+    """Return True if the default program would run, install or mount a file of this name (see OPEN_UNSAFE_SUFFIXES)."""
+    return name_suffix(windows_base_name(name)) in OPEN_UNSAFE_SUFFIXES
 
 
 def is_sensitive_name(name: str) -> bool:

@@ -285,6 +285,26 @@ class AccessPolicy:
         return ALLOW
 
     @fail_closed
+    def can_open_file(self, path: str | os.PathLike[str]) -> PolicyDecision:
+        """Decide whether a file may be handed to the system's default program (seed 001 §8.2 OpenFileTool).
+
+        Refused: everything :meth:`can_read_file` refuses for names (outside, sensitive, dangerous
+        suffix), anything that the default program would run, install or mount
+        (``pathnames.OPEN_UNSAFE_SUFFIXES``: ``.js``, ``.py``, ``.iso``, ``.msix``, ``.app`` …), and on
+        Linux/macOS a file with an execute bit (a desktop may run it). Binary documents
+        (images, PDFs) may be opened: that is what the default program is for.
+        """
+        walk = self._walk(path)
+        _require_regular_file(walk)
+        self._check_names(walk, dangerous=True)
+        if any(names.is_open_unsafe_name(v[-1]) for v in walk.views() if v):
+            raise deny("打开时会被系统当作程序运行、安装或挂载的文件类型，拒绝打开",
+                       "the system would run, install or mount this type of file when opening it", walk.shown)
+        if os.name != "nt" and os.lstat(walk.real).st_mode & 0o111:
+            raise deny("可执行文件拒绝打开", "executable files are not opened", walk.shown)
+        return ALLOW
+
+    @fail_closed
     def can_read_directory(self, path: str | os.PathLike[str]) -> PolicyDecision:
         """Decide whether a folder may be listed: inside, exists, a folder, not a credential folder."""
         walk = self._walk(path)
