@@ -200,8 +200,7 @@ def test_task_cannot_leak_workspace_env_key(tmp_path, capsys, monkeypatch, fake_
             assert KEY.encode() not in path.read_bytes(), path
 
 
-@pytest.mark.xfail(reason="REDTEAM: a task can overwrite logs/task_<earlier id>.json (the audit record of an "
-                          "earlier task); only task_*.log and security_metrics.json are protected", strict=True)
+# Fixed (was REDTEAM xfail): every product file in logs/ (task_*, security_metrics.json*, localagent.log*) is refused.
 def test_task_cannot_forge_earlier_task_record(tmp_path, capsys, monkeypatch, fake_llm):  # noqa: F811
     use_model(monkeypatch, fake_llm)
     ws = make_workspace(tmp_path / "ws")

@@ -157,8 +157,7 @@ def test_symlinked_output_or_logs_outside_is_refused(tmp_path):
 
 # --- findings -----------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(reason="REDTEAM: task reads workspace .env / .git/config / credential files and prints the "
-                          "LLM key into logs/task_<id>.log (both isolations)", strict=True)
+# Fixed (was REDTEAM xfail): the guard refuses secret names below the workspace; bwrap masks them too.
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_workspace_secrets_are_not_readable_by_task(layout, isolation):
     (layout.root / ".env").write_text(f"LLM_API_KEY={SECRET}\n", encoding="utf-8")
@@ -207,9 +206,7 @@ def test_output_linked_into_input_cannot_change_originals(tmp_path, isolation):
     assert (root / "input" / "a.txt").read_text(encoding="utf-8") == "orig"
 
 
-@pytest.mark.xfail(reason="REDTEAM: one denied operation is counted as several interceptions (the traceback "
-                          "reading guard_bootstrap.py/path_guard.py is recorded), inflating security metrics",
-                   strict=True)
+# Fixed (was REDTEAM xfail): the guard's own source files are readable, so a traceback adds no interception.
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_one_denial_is_one_interception(layout, isolation):
     result, _log = _run(layout, "import os\nos.listdir('..')\n", isolation, must_pass_checker=False)

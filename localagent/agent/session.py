@@ -112,7 +112,8 @@ def build_session(settings: "Settings", *, lang: str, workspace: str | Path | No
         from localagent.llm.client import LLMClient
 
         client = LLMClient.from_settings(settings, cancel_event=cancel, on_retry=lambda attempt, delay, error: on_event(
-            RetryEvent(attempt=attempt, limit=settings.llm_max_retries, delay_s=delay, reason=str(error)[:200])))
+            RetryEvent(attempt=attempt, limit=settings.llm_max_retries, delay_s=delay,
+                       reason=error.message(lang)[:200])))
     session = Session(settings=settings, lang=lang, layout=layout, client=client, cancel_event=cancel)
     session.controller = _build_controller(session)
     return session
@@ -157,11 +158,12 @@ def handle_sentence(session: Session, sentence: str, on_event: EventSink = ignor
     text = validate_sentence(sentence, session.lang)
     on_event(StepEvent(step="intent", status="started"))
     intent = classify(text, session.client, session.settings.intent_model_name)
-    on_event(StepEvent(step="intent", status="done", detail=f"{intent.label}: {intent.reason}"))
     action = _offer_to_controller(session, text, intent)
+    if action is not None and intent.label == CHAT:
+        intent = _direct_request_intent()
+    label = tr(session.lang, "执行任务" if intent.is_execution else "普通对话", "task" if intent.is_execution else "chat")
+    on_event(StepEvent(step="intent", status="done", detail=f"{label}: {intent.reason_in(session.lang)}"))
     if action is not None:
-        if intent.label == CHAT:
-            intent = _direct_request_intent()
         return Outcome(kind="workspace", intent=intent, action=action)
     if intent.label == CHAT:
         return Outcome(kind="chat", intent=intent, answer=_chat(session, text, on_event))

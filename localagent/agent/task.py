@@ -159,7 +159,9 @@ def run_task(session: "Session", task: Task, *, cancel_event: threading.Event | 
     task.succeeded, task.failed = _count_files(result)
     task.status = _final_status(result, task.succeeded, task.failed)
     task.message = _result_message(lang, task)
-    _step(task, on_event, "run", "failed" if task.status in ("failed", "cancelled") else "done", task.message)
+    _step(task, on_event, "run", "failed" if task.status in ("failed", "cancelled") else "done",
+          tr(lang, f"隔离方式 {result.isolation}，用时 {result.duration_s:.1f} 秒",
+             f"isolation {result.isolation}, {result.duration_s:.1f} s"))
     _step(task, on_event, "result", task.status, task.message)
     save_task_record(session, task)
     return task

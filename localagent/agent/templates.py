@@ -69,13 +69,13 @@ def template_plan(choice: TemplateChoice, lang: str) -> tuple[str, list[str]]:
                "video": "videos"}.get(choice.kind or "", "all files")
     plan = tr(
         lang,
-        f"1. 遍历 workspace/input 里的{what_zh}（包括子文件夹）。\n"
-        f"2. 把每个文件复制一份到 workspace/output，保持原来的子文件夹结构。\n"
+        f"1. 遍历 input 文件夹里的{what_zh}（包括子文件夹）。\n"
+        f"2. 把每个文件复制一份到 output 文件夹，保持原来的子文件夹结构。\n"
         "3. 不会修改、移动或删除 input 里的原文件。\n"
         "4. output 里已有同名文件时不会覆盖，新文件名后加 (1)、(2)…\n"
         "5. 结束时报告成功和失败的文件数。",
-        f"1. Go through the {what_en} in workspace/input (sub-folders included).\n"
-        "2. Copy each one to workspace/output, keeping the sub-folder layout.\n"
+        f"1. Go through the {what_en} in the input folder (sub-folders included).\n"
+        "2. Copy each one to the output folder, keeping the sub-folder layout.\n"
         "3. The originals in input are never changed, moved or deleted.\n"
         "4. A name already in output is never overwritten: the copy gets (1), (2)…\n"
         "5. At the end, report how many files succeeded and failed.",

@@ -42,7 +42,8 @@ def main(argv: list[str]) -> None:
     with open(code_path, "rb") as handle:
         code = compile(handle.read(), code_path, "exec", dont_inherit=True)
     record_fd = os.open(record_path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
-    guard.install(guard.make_config(workspace, protected_paths=[record_path], protected_fd=record_fd), record_fd)
+    config = guard.make_config(workspace, protected_paths=[record_path], protected_fd=record_fd, read_files=[code_path])
+    guard.install(config, record_fd)
     for name in [name for name in sys.modules if name == "localagent" or name.startswith("localagent.")]:
         del sys.modules[name]  # the task cannot reach LocalAgent's own modules by name
     module = types.ModuleType("__main__")

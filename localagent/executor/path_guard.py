@@ -10,12 +10,19 @@ whatever name or alias the code reached it through.
 What it allows (everything else in its event tables is denied):
 
 - writing (``open`` with w/a/x/+, ``os.open`` with write flags, ``mkdir``) only
-  under ``<ws>/output/`` and ``<ws>/logs/`` (not the run's own ``task_*.log`` nor
-  ``security_metrics.json``); changing or removing files (remove, rename, chmod,
-  utime…) only under ``output/``; links and ``shutil.rmtree`` never;
-- reading and listing inside the workspace, plus the library folders the
-  interpreter imports from (stdlib, site-packages) and a few harmless data files
-  (``/dev/null``, mime.types, zoneinfo); ``/etc/passwd`` and ``~/.ssh`` are denied;
+  under ``<ws>/output/`` and ``<ws>/logs/``, never a LocalAgent product file in
+  ``logs/`` (``task_*``, ``security_metrics.json*``, ``localagent.log*``:
+  :func:`guard_names.is_product_log_name`); changing or removing files (remove,
+  rename, chmod, utime…) only under ``output/``; links and ``shutil.rmtree`` never;
+- reading and listing inside the workspace, except *secret* paths: a sensitive file
+  name, a credential folder or a protected folder (``.env``, ``id_rsa``, ``.ssh/``,
+  ``.git/``, ``.localagent/``…) anywhere below the root, by the one policy's name rules
+  (:mod:`localagent.executor.guard_names` over :mod:`localagent.workspace.pathnames`:
+  NFKC, casefolded); a folder holding them may be listed, a credential or protected
+  folder may not; secret names are not written either;
+- reading the library folders the interpreter imports from (stdlib, site-packages), a
+  few harmless data files (``/dev/null``, mime.types, zoneinfo) and the guard's own
+  source files (tracebacks read them); ``/etc/passwd`` and ``~/.ssh`` are denied;
 - no sockets, no new processes, no ``ctypes``, no sub-interpreters, no walking
   the garbage collector, and no import of :data:`FORBIDDEN_MODULES`.
 
@@ -24,16 +31,25 @@ library (``namedtuple``, ``dataclasses``) use them, the rule checker refuses the
 in task code, and code they run is still under this hook.
 
 Tamper resistance: an audit hook cannot be removed. The hook and every helper it
-calls are copies of this module's functions bound to a private globals dict with
-snapshots of ``builtins``, ``os`` and ``os.path`` taken at install time, so
-patching ``builtins.open``, ``os.lstat``, ``os.path.realpath`` or this module's
-attributes from task code changes nothing; and the traceback frames of the
-hook's own denials cannot be fetched (``tb_frame``), so its globals stay out of
-reach. Each denial appends one JSON line ``{"category", "event", "detail"}`` to
-an interceptions file opened before the hook was installed. Containment is
-checked here with those frozen functions rather than with
-``localagent.workspace.policy`` (which uses ``pathlib``, patchable from task code);
-the rule is the same: resolved paths compared component by component.
+calls are copies bound to private globals dicts with snapshots of ``builtins``,
+``os``, ``os.path`` and the name rules taken at install time
+(:mod:`localagent.executor.guard_freeze`), so patching ``builtins.open``,
+``os.lstat``, ``os.path.realpath`` or this module's attributes from task code changes
+nothing. Task objects passed to audited calls are inspected with ``type()`` only, so
+no task-defined method (``__class__``, ``__eq__``, ``__str__``) runs inside the hook.
+The traceback entry of a denial refuses ``tb_frame`` (the hook's frame holds its
+globals); reading ``tb_frame`` of the entry before it cuts the chain there, so
+``traceback.print_exc()`` and ``logging.exception`` work and end at the task's line.
+Limit, by nature of an in-process hook: Python code that runs *during* the hook
+(a ``__del__`` or weakref callback run by a garbage collection the hook's own
+allocations trigger, a signal handler) can walk ``f_back`` into the hook's frame.
+The rule checker refuses those constructs (implicit dunders, ``gc``, frame access)
+statically, and under bubblewrap the OS layer holds regardless. Each denial appends
+one JSON line ``{"category", "event", "detail"}`` to an interceptions file opened
+before the hook was installed. Containment is checked here with those frozen
+functions rather than with ``localagent.workspace.policy`` (which uses ``pathlib``,
+patchable from task code); the rule is the same: resolved paths compared component
+by component.
 
 Resolving a path is the hook's main cost (one ``lstat`` per component in
 ``os.path.realpath``). :func:`_fast_realpath` gives the same answer with fewer
@@ -42,9 +58,6 @@ and ``logs/``; see :func:`_is_stable_dir`) are proved symlink-free once and
 remembered, and only the names below them are ``lstat``-ed on each event; a ``..``
 or any symlink on the way sends the path to ``realpath`` itself.
 
-Known cost of that last wall: ``traceback.print_exc()`` or ``logging.exception``
-on an exception *raised by the guard* cannot walk into the guard's frame and
-fails (``print(error)`` works, and an uncaught error still prints its traceback).
 A relative path with ``dir_fd=`` cannot escape: directories cannot be opened as
 file descriptors, ``mkdir``/``remove``/``rename`` with ``dir_fd`` are refused, and
 ``chdir`` stays inside the workspace.
@@ -60,6 +73,8 @@ import types
 from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring_ascii as _json_str
 from typing import NamedTuple
+
+from localagent.executor import guard_freeze, guard_names
 
 #: The categories an interception is recorded under (security metrics, issue 2 part 12).
 CATEGORIES = ("path", "network", "process", "native", "import", "destructive")
@@ -91,7 +106,6 @@ _DENIED_EVENTS: dict[str, str] = {
 }
 _DENIED_PREFIXES = (("socket.", "network"), ("ctypes.", "native"), ("winreg.", "native"))
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-_PROTECTED_LOG_NAMES = ("security_metrics.json",)
 
 
 class GuardConfig(NamedTuple):
@@ -107,6 +121,8 @@ class GuardConfig(NamedTuple):
         read_files: single files that may be read (``/dev/null``, mime.types…).
         protected_paths: files never opened by the task (the interceptions file).
         protected_fd: the interceptions file descriptor (``-1`` if none).
+        inner_libraries: the read roots that lie inside the workspace (a project's ``.venv``);
+            their files are not judged by name (the standard library has ``secrets.py``).
     """
 
     workspace: str
@@ -117,22 +133,26 @@ class GuardConfig(NamedTuple):
     read_files: tuple[str, ...] = ()
     protected_paths: tuple[str, ...] = ()
     protected_fd: int = -1
+    inner_libraries: tuple[str, ...] = ()
 
 
 def make_config(workspace: str | os.PathLike[str], *, protected_paths: Iterable[str | os.PathLike[str]] = (),
-                protected_fd: int = -1) -> GuardConfig:
+                protected_fd: int = -1, read_files: Iterable[str | os.PathLike[str]] = ()) -> GuardConfig:
     """Build the guard's configuration for a workspace, in the current interpreter.
 
     Args:
         workspace: the workspace root; ``input/``, ``output/`` and ``logs/`` are its children.
         protected_paths: files the task may never open (the interceptions file).
         protected_fd: the already-open interceptions file descriptor, or ``-1``.
+        read_files: more single files the task may read (its own code file, for tracebacks).
 
     Returns:
         A :class:`GuardConfig` whose read roots are this interpreter's library
         folders (``sysconfig`` stdlib and site-packages paths, zoneinfo). Other
         ``sys.path`` entries are left out on purpose: an editable install's ``.pth``
-        can point at a source tree that holds ``.env``.
+        can point at a source tree that holds ``.env``. The guard's own source files
+        are readable one by one, so that printing a traceback through a denial
+        reads them without being recorded as another interception.
     """
     import sysconfig
 
@@ -142,18 +162,39 @@ def make_config(workspace: str | os.PathLike[str], *, protected_paths: Iterable[
     read_roots = tuple(sorted({os.path.realpath(p) for p in libraries} - {os.path.realpath(os.sep)}))
     return GuardConfig(
         workspace=root, output=os.path.join(root, "output"), logs=os.path.join(root, "logs"),
-        input=os.path.join(root, "input"), read_roots=read_roots, read_files=_harmless_files(),
-        protected_paths=tuple(os.path.realpath(p) for p in protected_paths), protected_fd=protected_fd)
+        input=os.path.join(root, "input"), read_roots=read_roots, read_files=_harmless_files(read_files),
+        protected_paths=tuple(os.path.realpath(p) for p in protected_paths), protected_fd=protected_fd,
+        inner_libraries=tuple(r for r in read_roots if _within(r, root) and r != root))
 
 
-def _harmless_files() -> tuple[str, ...]:
+def _harmless_files(extra: Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
     import mimetypes
 
-    files = [os.devnull, "/dev/urandom", "/dev/random", sys.executable, *mimetypes.knownfiles]
+    from localagent.workspace import pathnames
+
+    guard_sources = [__file__, guard_names.__file__, pathnames.__file__,
+                     os.path.join(os.path.dirname(__file__), "guard_bootstrap.py")]
+    files = [os.devnull, "/dev/urandom", "/dev/random", sys.executable, *mimetypes.knownfiles, *guard_sources, *extra]
     return tuple(sorted({os.path.realpath(f) for f in files}))
 
 
 # --- the decision, as pure functions (copied into a private namespace by _frozen_env) --------------------------
+# Task objects reach the hook (``open(obj)``, ``sys.audit(...)``): they are only tested with ``type()`` and
+# ``issubclass`` and converted with unbound ``str``/``bytes``/``int`` methods. ``isinstance``, ``==``, ``str()``
+# or an f-string would run the task's ``__class__``/``__eq__``/``__str__`` inside the hook, whose frame holds
+# the guard's globals.
+
+def _is(value: object, kind: type) -> bool:
+    return issubclass(type(value), kind)
+
+
+def _as_int(value: object) -> int:
+    return int.__add__(0, value)  # an exact int, whatever int subclass the task passed
+
+
+def _no_dir_fd(dir_fd: object) -> bool:
+    return dir_fd is None or (_is(dir_fd, int) and _as_int(dir_fd) == -1)
+
 
 def _within(path: str, root: str) -> bool:
     if not root:
@@ -164,9 +205,9 @@ def _within(path: str, root: str) -> bool:
 
 
 def _resolve(path: object) -> str:
-    if isinstance(path, bytes):  # unbound methods: a str/bytes subclass cannot lie about its value
+    if _is(path, bytes):  # unbound methods: a str/bytes subclass cannot lie about its value
         path = bytes.decode(path, _FS_ENCODING, "surrogateescape")
-    if not isinstance(path, str):
+    if not _is(path, str):
         raise TypeError("path")
     return _fast_realpath(str.__add__("", path))
 
@@ -247,32 +288,47 @@ def _any_within(path: str, roots: tuple[str, ...]) -> bool:
     return False
 
 
-def _readable(c: GuardConfig, path: object) -> bool:
-    if isinstance(path, int):
-        return path != c.protected_fd
-    return _readable_real(c, _resolve("." if path is None else path))
+def _secret(c: GuardConfig, real: str, *, listing: bool = False) -> bool:
+    """Return whether a resolved path is a secret below the workspace root (see :mod:`guard_names`)."""
+    if not _within(real, c.workspace) or _normcase(real) == _normcase(c.workspace):
+        return False
+    if c.inner_libraries and _any_within(real, c.inner_libraries):
+        return False
+    return _is_secret_parts(real[len(c.workspace):].strip(os.sep).split(os.sep), listing=listing)
 
 
-def _readable_real(c: GuardConfig, real: str) -> bool:
+def _readable(c: GuardConfig, path: object, *, listing: bool = False) -> bool:
+    if _is(path, int):
+        return _as_int(path) != c.protected_fd
+    return _readable_real(c, _resolve("." if path is None else path), listing=listing)
+
+
+def _readable_real(c: GuardConfig, real: str, *, listing: bool = False) -> bool:
     if real in c.protected_paths:
         return False
-    return _within(real, c.workspace) or _any_within(real, c.read_roots) or real in c.read_files
+    if real in c.read_files:
+        return True
+    if _within(real, c.workspace):
+        return not _secret(c, real, listing=listing)
+    return _any_within(real, c.read_roots)
 
 
 def _writable(c: GuardConfig, real: str) -> bool:
     if real == _DEVNULL_REAL:
         return True
     if _within(real, c.logs):
-        name = _normcase(real.rsplit(os.sep, 1)[-1])
-        return not (name in _PROTECTED_LOG_NAMES or (name.startswith("task_") and name.endswith(".log")))
-    return _within(real, c.output)
+        if _is_product_log_name(real.rsplit(os.sep, 1)[-1]):
+            return False
+    elif not _within(real, c.output):
+        return False
+    return not _secret(c, real)
 
 
 def _check_open(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
     path, mode, flags = args
-    if isinstance(path, int):
-        return ("path", f"fd {path}") if path == c.protected_fd else None
-    write = (isinstance(flags, int) and flags & _WRITE_FLAGS) or (isinstance(mode, str) and mode.strip("rbt") != "")
+    if _is(path, int):
+        return ("path", f"fd {_as_int(path)}") if _as_int(path) == c.protected_fd else None
+    write = (_is(flags, int) and _as_int(flags) & _WRITE_FLAGS) or (_is(mode, str) and str.strip(mode, "rbt") != "")
     real = _resolve(path)
     if real in c.protected_paths:
         return "path", real
@@ -286,36 +342,37 @@ def _check_open(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
 
 
 def _check_listing(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
-    return None if _readable(c, args[0] if args else None) else ("path", str(args[0]))
+    return None if _readable(c, args[0] if args else None, listing=True) else ("path", _word(args[0]))
 
 
 def _check_chdir(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
     path = args[0]
-    if isinstance(path, int) or not _within(_resolve(path), c.workspace):
-        return "path", str(path)
+    if _is(path, int) or not _within(_resolve(path), c.workspace):
+        return "path", _word(path)
     return None
 
 
 def _check_mkdir(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
     path, dir_fd = args[0], args[2] if len(args) > 2 else None
-    if dir_fd not in (None, -1) or isinstance(path, int) or not _writable(c, _resolve(path)):
-        return "path", str(path)
+    if not _no_dir_fd(dir_fd) or _is(path, int) or not _writable(c, _resolve(path)):
+        return "path", _word(path)
     return None
 
 
 def _in_output(c: GuardConfig, path: object, dir_fd: object = None, *, allow_fd: bool = False) -> bool:
-    if dir_fd not in (None, -1):
+    if not _no_dir_fd(dir_fd):
         return False
-    if isinstance(path, int):
-        return allow_fd and path != c.protected_fd
-    return _within(_resolve(path), c.output)
+    if _is(path, int):
+        return allow_fd and _as_int(path) != c.protected_fd
+    real = _resolve(path)
+    return _within(real, c.output) and not _secret(c, real)
 
 
 def _check_remove(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
     dir_fd = args[1] if len(args) > 1 else None
     if _in_output(c, args[0], dir_fd) and _normcase(_resolve(args[0])) != _normcase(c.output):
         return None
-    return "destructive", str(args[0])
+    return "destructive", _word(args[0])
 
 
 def _check_rename(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
@@ -323,26 +380,41 @@ def _check_rename(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
     fds = args[2:4] if len(args) >= 4 else (None, None)
     if _in_output(c, src, fds[0]) and _in_output(c, dst, fds[1]):
         return None
-    return "destructive", f"{src} -> {dst}"
+    return "destructive", _word(src) + " -> " + _word(dst)
 
 
 def _check_metadata(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
-    return None if _in_output(c, args[0]) else ("destructive", str(args[0]))
+    return None if _in_output(c, args[0]) else ("destructive", _word(args[0]))
 
 
 def _check_truncate(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
-    return None if _in_output(c, args[0], allow_fd=True) else ("destructive", str(args[0]))
+    return None if _in_output(c, args[0], allow_fd=True) else ("destructive", _word(args[0]))
+
+
+def _is_hook_raise(tb: types.TracebackType) -> bool:
+    return (tb.tb_lineno, tb.tb_lasti) in _HOOK_RAISES
 
 
 def _check_frame(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
-    obj, name = args[0], args[1]
-    if name == "tb_frame" and (getattr(obj, "tb_lineno", None), getattr(obj, "tb_lasti", None)) in _HOOK_RAISES:
+    """Keep the hook's frame (its globals are the guard's) out of reach, and tracebacks printable.
+
+    ``tb_frame`` of the traceback entry of a denial is refused. When the task reads ``tb_frame``
+    of the entry just before it (``traceback.print_exc()`` and ``logging.exception`` walk the
+    entries in order), that entry is cut there, so the walk ends at the task's own line.
+    """
+    tb, name = args[0], args[1]
+    if type(tb) is not _TracebackType or type(name) is not str or name != "tb_frame":
+        return None
+    if _is_hook_raise(tb):
         return "native", "tb_frame of a guard denial"
+    following = tb.tb_next
+    if following is not None and _is_hook_raise(following):
+        tb.tb_next = None
     return None
 
 
 def _check_import(c: GuardConfig, args: tuple) -> tuple[str, str] | None:
-    name = str.__add__("", args[0]) if isinstance(args[0], str) else ""
+    name = str.__add__("", args[0]) if _is(args[0], str) else ""
     parts = name.split(".")
     for end in range(1, len(parts) + 1):
         if ".".join(parts[:end]) in FORBIDDEN_MODULES or parts[0].startswith("_test"):
@@ -378,13 +450,14 @@ def decide(c: GuardConfig, event: str, args: tuple) -> tuple[str, str] | None:
 
 
 def _word(value: object) -> str:
-    if isinstance(value, str):
+    kind = type(value)
+    if issubclass(kind, str):
         return str.__add__("", value)
-    if isinstance(value, bytes):
+    if issubclass(kind, bytes):
         return bytes.decode(value, _FS_ENCODING, "replace")
-    if type(value) in (int, float, bool) or value is None:
+    if kind is int or kind is float or kind is bool or value is None:
         return str(value)
-    return "<object>"  # never repr() task objects inside the hook
+    return "<object>"  # never str() or repr() task objects inside the hook
 
 
 def _short(args: tuple) -> str:
@@ -422,64 +495,26 @@ _isdir = os.path.isdir
 _normcase = os.path.normcase
 _FS_ENCODING = sys.getfilesystemencoding()
 _HOOK_RAISES: frozenset[tuple[int, int]] = frozenset()
-
-
-def _snapshot(module: types.ModuleType) -> types.SimpleNamespace:
-    return types.SimpleNamespace(**vars(module))
-
-
-def _rebind(namespace: dict, env: dict) -> None:
-    """Copy every function defined in ``namespace`` into ``env``, with ``env`` as its globals."""
-    for name, value in list(namespace.items()):
-        if isinstance(value, types.FunctionType) and value.__globals__ is namespace:
-            copy = types.FunctionType(value.__code__, env, value.__name__, value.__defaults__, value.__closure__)
-            copy.__kwdefaults__ = value.__kwdefaults__
-            env[name] = copy
-
-
-def _frozen_path_functions() -> dict:
-    import genericpath
-    import stat
-
-    env = dict(vars(os.path))
-    env.update(os=_snapshot(os), stat=_snapshot(stat), genericpath=_snapshot(genericpath), sys=_snapshot(sys),
-               __builtins__=dict(vars(builtins)))
-    _rebind(vars(genericpath), env)
-    _rebind(vars(os.path), env)
-    return env
+_TracebackType = types.TracebackType
+_is_secret_parts = guard_names.is_secret_parts
+_is_product_log_name = guard_names.is_product_log_name
 
 
 def _frozen_env(config: GuardConfig) -> dict:
     namespace = globals()
     env = dict(namespace)
-    paths = _frozen_path_functions()
-    env.update(os=_snapshot(os), sys=_snapshot(sys), __builtins__=dict(vars(builtins)),
+    paths, names = guard_freeze.frozen_path_functions(), guard_freeze.frozen_name_rules()
+    env.update(os=guard_freeze.snapshot(os), sys=guard_freeze.snapshot(sys), __builtins__=dict(vars(builtins)),
+               _is_secret_parts=names["is_secret_parts"], _is_product_log_name=names["is_product_log_name"],
                _realpath=paths["realpath"], _isdir=paths["isdir"], _normcase=paths["normcase"],
                _DENIED_EVENTS=dict(_DENIED_EVENTS), _DEVNULL_REAL=paths["realpath"](os.devnull),
                _STABLE_DIRS=set() if os.sep == "/" and os.altsep is None else None,  # a fresh cache per hook
                _VOLATILE_DIRS=(str(config.output), str(config.logs)))
-    _rebind(namespace, env)
+    guard_freeze.rebind(namespace, env)
     env["_HANDLERS"] = {event: env[handler.__name__] for event, handler in _HANDLERS.items()}
     hook_code = next(const for const in _make_hook.__code__.co_consts if isinstance(const, types.CodeType))
-    env["_HOOK_RAISES"] = _raise_positions(hook_code)
+    env["_HOOK_RAISES"] = guard_freeze.raise_positions(hook_code)
     return env
-
-
-def _raise_positions(code: types.CodeType) -> frozenset[tuple[int, int]]:
-    """Return the ``(line, byte offset)`` pairs of the RAISE instructions in ``code`` (as a traceback shows them)."""
-    import dis
-
-    return frozenset((ins.positions.lineno, ins.offset) for ins in dis.get_instructions(code)
-                     if ins.opname == "RAISE_VARARGS" and ins.positions is not None)
-
-
-def _frozen_view(config: GuardConfig) -> tuple:
-    """Copy ``config`` into an instance of a private named tuple: immutable, and of a class no task can name."""
-    import collections
-
-    names = list(GuardConfig._fields)
-    view_class = collections.namedtuple("GuardView", names)  # a fresh class per install
-    return view_class(*(getattr(config, name) for name in names))
 
 
 def build_decider(config: GuardConfig) -> Callable[[str, tuple], tuple[str, str] | None]:
@@ -492,7 +527,7 @@ def build_decider(config: GuardConfig) -> Callable[[str, tuple], tuple[str, str]
         ``decider(event, args) -> (category, detail) | None``, exactly what the
         installed hook consults; for tests and dry runs.
     """
-    frozen_decide, view = _frozen_env(config)["decide"], _frozen_view(config)
+    frozen_decide, view = _frozen_env(config)["decide"], guard_freeze.frozen_view(config)
     return lambda event, args: frozen_decide(view, event, args)
 
 
@@ -511,4 +546,4 @@ def install(config: GuardConfig, record_fd: int) -> None:
     for name in list(sys.modules):
         if _check_import(config, (name,)) is not None:
             del sys.modules[name]
-    sys.addaudithook(_frozen_env(config)["_make_hook"](_frozen_view(config), record_fd))
+    sys.addaudithook(_frozen_env(config)["_make_hook"](guard_freeze.frozen_view(config), record_fd))

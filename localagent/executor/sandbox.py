@@ -19,6 +19,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from localagent.executor.sandbox_masks import secret_masks
+
 BWRAP = "bwrap"
 GUARD_ONLY = "guard-only"
 
@@ -97,16 +99,21 @@ def bwrap_argv(root: Path, writable: Iterable[Path], readable: Iterable[Path] = 
         ``["bwrap", ...flags, "--"]``: network, PID, IPC and UTS namespaces unshared,
         capabilities dropped, ``/`` read-only, ``/dev`` and ``/proc`` fresh, ``/tmp``
         and home folders replaced by empty tmpfs, then the library folders, the
-        workspace and ``readable`` bound back read-only and ``writable`` read-write.
+        workspace and ``readable`` bound back read-only, the workspace's secret files
+        and folders masked (:func:`localagent.executor.sandbox_masks.secret_masks`;
+        ``writable`` folders are not scanned), and ``writable`` bound read-write.
     """
     root = root.resolve()
+    writable = [Path(path).resolve() for path in writable]
     argv = [shutil.which("bwrap") or "bwrap", *_BASE_FLAGS, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for folder in _hidden_dirs(root):
         argv += ["--tmpfs", str(folder)]
     for path in [*_library_dirs(), root, *(Path(p).resolve() for p in readable)]:
         argv += ["--ro-bind", str(path), str(path)]
-    for path in writable:
-        real = str(Path(path).resolve())
+    # A scan cut short by its bounds leaves the rest to the runtime guard, which refuses every secret path.
+    masks, _complete = secret_masks(root, skip=writable)
+    argv += masks
+    for real in map(str, writable):
         argv += ["--bind", real, real]
     for path in protected:
         real = str(Path(path).resolve())

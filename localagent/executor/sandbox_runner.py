@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from localagent.errors import SandboxUnavailable
-from localagent.executor import process_tree, sandbox
+from localagent.executor import guard_names, process_tree, sandbox
 from localagent.executor.env import build_child_env
 
 #: A task's stdout line that reports its counts: ``LOCALAGENT_RESULT {"succeeded": n, "failed": m}``.
@@ -34,6 +34,7 @@ RESULT_MARKER = "LOCALAGENT_RESULT "
 _POLL_S = 0.05
 _LOG_LIMIT_BYTES = 20 * 1024 * 1024
 _LINE_LIMIT_BYTES = 64 * 1024
+_MAX_BOUND_LOGS = 500
 _BOOTSTRAP = Path(__file__).resolve().with_name("guard_bootstrap.py")
 
 
@@ -243,10 +244,26 @@ def _child_argv(isolation: str, layout: WorkspaceLayoutLike, code_path: Path, re
     if isolation != sandbox.BWRAP:
         return argv
     logs = Path(layout.logs).resolve()
-    protected = [p for p in logs.iterdir() if p.is_file() and not p.is_symlink()
-                 and (p.name == "security_metrics.json" or (p.name.startswith("task_") and p.suffix == ".log"))]
     readable = [] if root in code_path.parents else [code_path]
-    return sandbox.bwrap_argv(root, [Path(layout.output), logs, record], readable, protected) + argv
+    return sandbox.bwrap_argv(root, [Path(layout.output), logs, record], readable, _product_logs(logs)) + argv
+
+
+def _product_logs(logs: Path) -> list[Path]:
+    """Return LocalAgent's own files in ``logs/`` to bind read-only over themselves, newest first.
+
+    At most :data:`_MAX_BOUND_LOGS` (a bind each keeps the command line and bwrap's start
+    small); older ones, and any the task tries to create, are refused by the runtime guard.
+    """
+    found = []
+    with os.scandir(logs) as entries:
+        for entry in entries:
+            try:
+                if guard_names.is_product_log_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    found.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+            except OSError:  # gone meanwhile: nothing to protect
+                continue
+    found.sort(reverse=True)
+    return [Path(path) for _mtime, path in found[:_MAX_BOUND_LOGS]]
 
 
 def _finish(process: subprocess.Popen, outcome: str, run_id: str) -> int | None:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from localagent.agent.task import Task
     from localagent.errors import LocalAgentError
 
+RESULT_MARKER = "LOCALAGENT_RESULT"  # the task's count line (llm/prompts.py): data for us, noise for the user
+
 _STEP_NAMES = {
     "intent": ("意图识别", "Intent"), "plan": ("生成计划", "Plan"), "code": ("生成代码", "Code"),
     "rule_checker": ("静态安全检查", "Static check"), "reviewer": ("模型审查", "Review"),
@@ -50,7 +52,7 @@ def render_event(event: Event, lang: str, out: TextIO) -> None:
         print(tr(lang, f"[…] 模型请求失败，{event.delay_s:.0f} 秒后重试（{event.attempt}/{event.limit}）：{event.reason}",
                  f"[…] Model request failed, retry {event.attempt}/{event.limit} in {event.delay_s:.0f}s: "
                  f"{event.reason}"), file=out)
-    elif isinstance(event, OutputLine):
+    elif isinstance(event, OutputLine) and not event.text.startswith(RESULT_MARKER):
         print(f"    | {event.text.rstrip()}", file=out)
 
 
@@ -103,8 +105,7 @@ def render_result(task: "Task", lang: str) -> str:
     return "\n".join([
         tr(lang, f"结果：{status_name(task.status, lang)} — {task.message}",
            f"Result: {status_name(task.status, lang)} — {task.message}"),
-        tr(lang, f"成功 {task.succeeded} 个，失败 {task.failed} 个；隔离方式：{task.isolation or '-'}",
-           f"{task.succeeded} succeeded, {task.failed} failed; isolation: {task.isolation or '-'}"),
+        tr(lang, f"隔离方式：{task.isolation or '-'}", f"Isolation: {task.isolation or '-'}"),
         tr(lang, f"日志：{task.log_path}", f"Log: {task.log_path}"),
     ])
 

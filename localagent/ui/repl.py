@@ -2,7 +2,7 @@
 
 Each line is one sentence: chat answers print, tasks show their plan and ask
 ``y/N`` before running. ``exit``/``quit``/``退出`` or Ctrl-D leaves; Ctrl-C
-cancels what is running and returns to the prompt.
+cancels what is running (or drops the typed line) and returns to the prompt.
 """
 
 from __future__ import annotations
@@ -33,9 +33,12 @@ def run_repl(settings: Any, *, lang: str, workspace: str | None) -> int:
     while True:
         try:
             line = input("> ")
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:  # Ctrl-D leaves
             print()
             return EXIT_OK
+        except KeyboardInterrupt:  # Ctrl-C at the prompt drops the line, as shells do
+            print()
+            continue
         if line.strip().casefold() in _QUIT:
             return EXIT_OK
         if not line.strip():
@@ -46,7 +49,7 @@ def run_repl(settings: Any, *, lang: str, workspace: str | None) -> int:
                 lambda text=line: handle_sentence(session, text, on_event=lambda e: render_event(e, lang, sys.stderr)),
                 session.cancel_event)
             _finish_outcome(session, outcome, yes=False, as_json=False)
-        except Aborted:
+        except (Aborted, KeyboardInterrupt):  # Ctrl-C during a step or at a y/N question
             print(tr(lang, "已取消。", "Cancelled."))
         except LocalAgentError as error:
             print(error.message(lang))
