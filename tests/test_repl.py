@@ -73,3 +73,35 @@ def test_line_mode_plans_asks_and_runs(tmp_path):
     assert sorted(p.name for p in (ws / "output").rglob("*.png")) == ["img_0.png", "img_1.png"]
     assert tree_digest(ws / "input") == before
     assert "成功 2 个" in term.seen
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pty is POSIX only")
+def test_ctrl_c_drops_the_line_and_at_a_question_cancels(tmp_path):
+    import signal
+
+    ws = make_workspace(tmp_path / "ws", images=1)
+    term = Terminal([sys.executable, "-m", "localagent", "--workspace", str(ws)], tmp_path)
+    term.expect("> ")
+    term.proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
+    term.expect("\n> ")  # the typed line is dropped and a fresh prompt comes
+    term.send("把这个文件夹里的图片复制一份")
+    term.expect("[y/N]")
+    term.proc.send_signal(signal.SIGINT)
+    term.expect("已取消")
+    term.expect("> ")
+    term.send("exit")
+    assert term.close() == 0
+    assert not list((ws / "output").iterdir())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pty is POSIX only")
+def test_ctrl_c_at_the_one_shot_question_exits_130(tmp_path):
+    import signal
+
+    ws = make_workspace(tmp_path / "ws", images=1)
+    term = Terminal([sys.executable, "-m", "localagent", "-p", "把这个文件夹里的图片复制一份", "--workspace", str(ws)],
+                    tmp_path)
+    term.expect("[y/N]")
+    term.proc.send_signal(signal.SIGINT)
+    assert term.close() == 130
+    assert not list((ws / "output").iterdir())

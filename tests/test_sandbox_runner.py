@@ -174,8 +174,11 @@ def test_bwrap_layer_alone_blocks_network_input_writes_and_hides_private_dirs(la
     assert report["write input"] != "allowed" and report["new file in root"] != "allowed"
     assert report["read secret"] == "FileNotFoundError"
     assert report["write output"] == "allowed"
-    shown = {layout.root.parts[2]} if layout.root.parts[1] == "tmp" else set()
-    assert set(report["tmp"]) <= shown  # a private /tmp: only the way to a workspace kept in /tmp
+    from localagent.executor.sandbox import _library_dirs
+
+    kept = [layout.root, *_library_dirs()]  # re-shown read-only; a checkout or venv may live in /tmp
+    shown = {p.parts[2] for p in kept if len(p.parts) > 2 and p.parts[1] == "tmp"}
+    assert set(report["tmp"]) <= shown  # a private /tmp: only the way to what is kept
     assert (layout.input / "original.txt").read_text(encoding="utf-8") == "original"
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from localagent.errors import ModelAPIError
 from localagent.i18n import tr
 from localagent.tools.types import WorkspaceFileInfo, WorkspaceToolResult
 
@@ -129,10 +128,11 @@ def analyze(ctx: ToolContext, client: ChatClient | None, *, model: str, question
 
     Returns:
         A result whose ``output_text`` is the answer (citing paths) and ``files``
-        the files read; a failed result without a client ("分析需要配置模型（LLM_API_KEY）")
-        or when the model fails (the error's message, never the key).
+        the files read; a failed result without a client ("分析需要配置模型（LLM_API_KEY）").
 
     Raises:
+        ModelAPIError: the model failed after the client's retries (``ModelTimeout`` included);
+            fatal, the CLI maps it to exit 3 with the client's one clear line (README exit codes).
         Aborted: the user cancelled while waiting for the model.
     """
     if client is None:
@@ -143,12 +143,8 @@ def analyze(ctx: ToolContext, client: ChatClient | None, *, model: str, question
 
     read, refused = read_for_analysis(ctx, paths)
     messages = build_workspace_analysis_messages(question, tree, read)
-    try:
-        answer = client.chat(messages, model=model, temperature=ANALYSIS_TEMPERATURE,
-                             max_tokens=ANALYSIS_MAX_TOKENS)
-    except ModelAPIError as error:
-        message = error.message(ctx.lang)
-        return WorkspaceToolResult(success=False, message=message, error_message=message)
+    # A model error is fatal (house style §5): it ends the run, and only ui/cli.py maps it to exit 3.
+    answer = client.chat(messages, model=model, temperature=ANALYSIS_TEMPERATURE, max_tokens=ANALYSIS_MAX_TOKENS)
     read_paths = [path for path, _ in read]
     answer = cite_paths(_strip_reasoning(answer).strip(), read_paths, ctx.lang)
     message = tr(ctx.lang, f"分析完成（读取了 {len(read)} 个文件）", f"Analysis done ({len(read)} files read)")

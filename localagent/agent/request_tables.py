@@ -39,7 +39,10 @@ class WorkspaceRequest:
         kind: one of :data:`KINDS`.
         path: the subject path as typed (cleaned), ``""`` when an ordinal is used.
         ordinal: 1-based position in the last result list (negative from the end), or None.
-        bare: ``path`` is a bare word; valid only if the workspace has it (seed 001 §12).
+        bare: ``path`` is a bare word or has spaces; valid only if the workspace has it (seed 001 §12).
+        alternatives: every reading of the path phrase, preferred first (the whole phrase, then
+            without a noun such as 文件/folder, then shorter word splits for read-only kinds); the
+            controller uses the first that exists in the workspace, else ``path``.
         target: copy/move destination, or the new name of a rename.
         keyword: what to search for.
         content: new content (write), appended text (append) or replacement (replace).
@@ -55,6 +58,7 @@ class WorkspaceRequest:
     path: str = ""
     ordinal: int | None = None
     bare: bool = False
+    alternatives: tuple[str, ...] = ()
     target: str = ""
     keyword: str = ""
     content: str = ""
@@ -93,11 +97,18 @@ _GENERIC = frozenset({"", "文件夹", "目录", "文件", "资源管理器", "�
                       "folder", "directory", "file", "files", "it", "this", "that", "explorer", "finder"})
 
 
+_ARTICLE = re.compile(r"^(?:the|a|an|this|that|my|your)\s+", re.I)
+_NOUN_ONLY = re.compile(r"^(?:文件夹|目录|文件)$")
+_MAX_WORDS = 6  # a spaced path phrase longer than this is a sentence, not a name
+_READ_ONLY_KINDS = frozenset({"read", "open", "reveal", "list", "analyze"})
+
+
 @dataclass(frozen=True)
 class _Ref:
     path: str = ""
     ordinal: int | None = None
     bare: bool = False
+    alternatives: tuple[str, ...] = ()
 
 
 def _unquote(text: str) -> tuple[str, bool]:
@@ -107,21 +118,53 @@ def _unquote(text: str) -> tuple[str, bool]:
     return text, False
 
 
-def _ref(text: str) -> _Ref | None:
-    """Read a path or ordinal phrase; None when it is not a usable single path."""
+def _readings(whole: str, *, splits: bool) -> tuple[str, tuple[str, ...]]:
+    """Return ``(primary, alternatives)`` of an unquoted path phrase.
+
+    The primary reading drops a leading noun (文件/文件夹/目录/the file…) and a trailing one,
+    except a bare noun glued to a suffix ("文件.txt" is a name, "文件 a.txt"/"文件a.txt" a noun
+    before one). The alternatives, preferred first: the whole phrase, the noun-stripped
+    readings, then (``splits``) the phrase without leading, then trailing, words.
+    """
+    head = _ANCHOR_PREFIX.match(whole)
+    rest = whole[head.end():] if head else whole
+    noun_glued = head is not None and _NOUN_ONLY.match(head.group(0)) is not None and rest.startswith(".")
+    no_head = whole if noun_glued else rest
+    readings = [whole, rest, _TAIL.sub("", whole).strip(), _TAIL.sub("", rest).strip()]
+    primary = _TAIL.sub("", no_head).strip()
+    words = whole.split()
+    if splits and 1 < len(words) <= _MAX_WORDS:
+        readings += [" ".join(words[i:]) for i in range(1, len(words))]
+        readings += [" ".join(words[:i]) for i in range(len(words) - 1, 0, -1)]
+    kept = [r for r in dict.fromkeys(readings)
+            if r and _ARTICLE.sub("", r).casefold() not in _GENERIC and not _has_marks(r)]
+    return primary, tuple(kept)
+
+
+def _has_marks(text: str) -> bool:
+    return any(mark in text for mark in "*?\n")
+
+
+def _ref(text: str, *, splits: bool = False) -> _Ref | None:
+    """Read a path or ordinal phrase; None when it is not a usable path.
+
+    Args:
+        text: the slot's text. splits: also offer shorter word splits (read-only kinds only:
+            a write never acts on part of what was typed).
+    """
     raw, quoted = _unquote(text)
+    alternatives: tuple[str, ...] = ()
     if not quoted:
-        raw = _TAIL.sub("", _ANCHOR_PREFIX.sub("", raw)).strip()
+        raw, alternatives = _readings(raw, splits=splits)
         raw, quoted = _unquote(raw)
     ordinal = parse_ordinal(raw)
     if ordinal is not None:
         return _Ref(ordinal=ordinal)
-    if raw.casefold() in _GENERIC or (not quoted and re.search(r"\s", raw)):
-        return None
-    if any(mark in raw for mark in "*?\n"):
+    spaced = not quoted and re.search(r"\s", raw) is not None
+    if _ARTICLE.sub("", raw).casefold() in _GENERIC or _has_marks(raw) or (spaced and len(raw.split()) > _MAX_WORDS):
         return None
     pathlike = "/" in raw or "\\" in raw or _SUFFIXED.match(raw) or raw.casefold() in _KNOWN_DIRS
-    return _Ref(path=raw, bare=not (pathlike or quoted))
+    return _Ref(path=raw, bare=spaced or not (pathlike or quoted), alternatives=alternatives)
 
 
 def is_path_text(text: str) -> bool:
@@ -131,8 +174,11 @@ def is_path_text(text: str) -> bool:
 
 
 def _name(text: str) -> str | None:
-    raw, _ = _unquote(text)
-    return raw if raw and not re.search(r"\s", raw) else None
+    """A new name: one word, or words ending in a suffix ("my file.txt"); quoted as typed."""
+    raw, quoted = _unquote(text)
+    if not raw or quoted or not re.search(r"\s", raw):
+        return raw or None
+    return raw if len(raw.split()) <= _MAX_WORDS and _SUFFIXED.match(raw.split()[-1]) else None
 
 
 # --- builders: (match, sentence) -> request or None ------------------------------------------------
@@ -142,26 +188,29 @@ Builder = Callable[[re.Match, str], "WorkspaceRequest | None"]
 
 def _with_ref(kind: str) -> Builder:
     def build(match: re.Match, sentence: str) -> WorkspaceRequest | None:
-        ref = _ref(match.group("p"))
+        ref = _ref(match.group("p"), splits=kind in _READ_ONLY_KINDS)
         if ref is None:
             return None
-        return WorkspaceRequest(kind=kind, path=ref.path, ordinal=ref.ordinal, bare=ref.bare)
+        return WorkspaceRequest(kind=kind, path=ref.path, ordinal=ref.ordinal, bare=ref.bare,
+                                alternatives=ref.alternatives)
     return build
 
 
 def _two_paths(kind: str) -> Builder:
     def build(match: re.Match, sentence: str) -> WorkspaceRequest | None:
         source, target = _ref(match.group("p")), _ref(match.group("t"))
-        if source is None or target is None or target.ordinal is not None:
+        if source is None or (target is None and kind != "rename") or (target and target.ordinal is not None):
             return None
         if kind == "rename":
             new_name = _name(match.group("t"))
             if new_name is None:
                 return None
             return WorkspaceRequest(kind=kind, path=source.path, ordinal=source.ordinal, bare=source.bare,
-                                    target=new_name)
+                                    alternatives=source.alternatives, target=new_name)
+        if target.bare and re.search(r"\s", target.path):
+            return None  # a destination with spaces must be quoted: it need not exist yet
         return WorkspaceRequest(kind=kind, path=source.path, ordinal=source.ordinal, bare=source.bare,
-                                target=target.path)
+                                alternatives=source.alternatives, target=target.path)
     return build
 
 
@@ -206,10 +255,13 @@ def _list(match: re.Match, sentence: str) -> WorkspaceRequest | None:
     where = re.sub(r"(?:下|里|中)?的?(?:所有)?(?:文件|内容)$|\s+(?:files|contents)$", "", where).strip()
     if not where or _ROOT_WORDS.fullmatch(where):
         return WorkspaceRequest(kind="list", path=".")
-    ref = _ref(where)
+    ref = _ref(where, splits=True)
     if ref is None:
         return None
-    return WorkspaceRequest(kind="list", path=ref.path, ordinal=ref.ordinal, bare=ref.bare)
+    # the rule ate a trailing 文件夹/目录: "列出 新建文件夹" may name a folder called 新建文件夹
+    glued = tuple(where + noun for noun in ("文件夹", "目录") if where + noun in sentence)
+    return WorkspaceRequest(kind="list", path=ref.path, ordinal=ref.ordinal, bare=ref.bare,
+                            alternatives=tuple(dict.fromkeys((*glued, *ref.alternatives))) if glued else ref.alternatives)
 
 
 def _workspace(match: re.Match, sentence: str) -> WorkspaceRequest | None:
@@ -302,7 +354,7 @@ _RULES: tuple[tuple[str, Builder, bool], ...] = (
      _text_change("write"), True),
     (r"(?:set|change|replace)\s+the\s+contents?\s+of\s+(?P<p>\S+)\s+(?:to|with)\s+(?P<c>.+)", _text_change("write"), True),
     (r"write\s+(?P<c>.+?)\s+(?:to|into)\s+(?P<p>\S+)", _text_change("write"), True),
-    (r"(?:新建|创建|建立|建)(?:一个)?(?:新的)?(?:文本)?(?:文件)?\s*(?P<p>\S+?)\s*[,，]?\s*内容(?:为|是)\s*[:：]?\s*(?P<c>.+)",
+    (r"(?:新建|创建|建立|建)(?:一个)?(?:新的)?(?:文本)?(?:文件(?!\.))?\s*(?P<p>\S+?)\s*[,，]?\s*内容(?:为|是)\s*[:：]?\s*(?P<c>.+)",
      _text_change("create_file"), True),
     (r"create\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(?P<p>\S+)\s+with\s+(?:the\s+)?(?:content|text)\s+(?P<c>.+)",
      _text_change("create_file"), True),
@@ -322,7 +374,7 @@ _RULES: tuple[tuple[str, Builder, bool], ...] = (
     # Create and delete.
     (r"(?:新建|创建|建立|建)(?:一个)?(?:新的)?(?:文件夹|目录)\s*(?P<p>.+)|(?:create|make)\s+(?:a\s+)?(?:new\s+)?(?:folder|directory)\s+(?P<p2>.+)"
      r"|mkdir\s+(?P<p3>.+)", lambda m, s: _new_folder(_Groups.first(m), s), False),
-    (r"(?:新建|创建|建立|建)(?:一个)?(?:新的)?(?:文本)?(?:文件)?\s*(?P<p>.+)|(?:create|make|touch)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(?P<p2>.+)",
+    (r"(?:新建|创建|建立|建)(?:一个)?(?:新的)?(?:文本)?(?:文件(?!\.))?\s*(?P<p>.+)|(?:create|make|touch)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(?P<p2>.+)",
      lambda m, s: _created(_Groups.first(m), s), False),
     # Text search before name search: "找一下包含 X 的文件" (seed 001 §15).
     (rf"(?:{_SEARCH})?(?:所有)?(?:包含|含有|含|提到|引用|用到|使用了?)\s*(?P<k>.+?)\s*的(?:所有)?(?:文件|代码|地方|位置)",

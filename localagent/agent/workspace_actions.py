@@ -200,6 +200,9 @@ def _plan_delete(p: Planning, request: WorkspaceRequest) -> ActionOutcome | Pend
     rel, is_dir = where
     warnings = (tr(p.lang, "这是一个文件夹：里面的所有内容都会移到回收站。",
                    "This is a folder: everything in it goes to the recycle bin."),) if is_dir else ()
+    warnings += (tr(p.lang, "删除后“撤销”无法自动还原：它会在回收站里，需要时请到回收站中还原。",
+                    "Undo cannot bring it back automatically: it will be in the recycle bin; restore it from there "
+                    "if needed."),)
     plan = confirm_plan(p.lang, "delete", rel, strong=is_dir, warnings=warnings)
     return refuse_unless(p.lang, p.ctx.policy.can_delete_to_trash(rel), plan) or Pending(plan)
 
@@ -228,7 +231,14 @@ def _plan_write(p: Planning, request: WorkspaceRequest) -> ActionOutcome | Pendi
 
 
 def _plan_undo(p: Planning, request: WorkspaceRequest) -> ActionOutcome | Pending:
+    """Check the last journal entry before asking for a yes (issue 3 §3).
+
+    Ready → a pending plan naming what undo will do, guarded by the entry's id (``content``);
+    blocked → refused with what blocks it; never undoable (deleted to the recycle bin, result
+    gone) → refused, and the entry is marked handled so the next undo reaches the step before.
+    """
     from localagent.errors import LocalAgentError
+    from localagent.tools.undo_tools import BLOCKED, DISMISS, check_undo, describe_entry, dismiss_entry
     from localagent.tools.write_support import journal_of
 
     try:
@@ -238,8 +248,22 @@ def _plan_undo(p: Planning, request: WorkspaceRequest) -> ActionOutcome | Pendin
     if entry is None:
         message = tr(p.lang, "没有可以撤销的操作。", "There is nothing to undo.")
         return outcome(make_plan("undo"), "failed", failure(message), message)
-    detail = tr(p.lang, f"撤销上一次操作（{entry.type}）", f"Undo the last operation ({entry.type})")
-    return Pending(confirm_plan(p.lang, "undo", entry.target, source=entry.source, detail=detail))
+    back = entry.type in ("move_file", "rename_file")
+    source, target = (entry.target, entry.source) if back else ("", entry.target or entry.source)
+    check = check_undo(p.ctx, entry)
+    if check.state in (DISMISS, BLOCKED):
+        plan = make_plan("undo", relative_source_path=source, relative_target_path=target)
+        result = failure(check.message(p.lang))
+        if check.state == DISMISS:
+            try:
+                result = dismiss_entry(p.ctx, entry, check)
+            except (LocalAgentError, OSError) as error:
+                reason = error.message(p.lang) if isinstance(error, LocalAgentError) else str(error)
+                result = failure(f"{check.message(p.lang)} {reason}")
+        return outcome(plan, "refused", result, result.message)
+    detail = tr(p.lang, f"撤销上一次操作（{describe_entry(entry, 'zh')}）：{check.zh}",
+                f"Undo the last operation ({describe_entry(entry, 'en')}): {check.en}")
+    return Pending(confirm_plan(p.lang, "undo", target, source=source, content=entry.id, detail=detail))
 
 
 #: request kind → write planner (seed 001 §8.3); every other kind runs at once in the controller.
@@ -348,7 +372,7 @@ def execute(ctx: ToolContext, plan: WorkspaceActionPlan) -> WorkspaceToolResult:
         A.MOVE_FILE: lambda: write_tools.move_file(ctx, src, dst),
         A.RENAME_FILE: lambda: write_tools.rename_file(ctx, src, dst.rsplit("/", 1)[-1]),
         A.DELETE_TO_TRASH: lambda: write_tools.delete_to_trash(ctx, dst, strong_confirmed=plan.strong_confirmation),
-        A.UNDO: lambda: write_tools.undo_last(ctx),
+        A.UNDO: lambda: write_tools.undo_last(ctx, entry_id=plan.content),  # the entry the plan was made for
     }
     call = calls.get(plan.type)
     return call() if call is not None else failure(tr(ctx.lang, "不支持的操作。", "Unsupported action."))

@@ -187,7 +187,7 @@ class WorkspaceController:
             return self._switch_workspace(request)
         if self._ctx is None:
             return outcome(make_plan(request.kind), "failed", None, self._no_workspace_text())
-        if request.bare and not self._exists(request.path):
+        if request.bare and self._existing(request) is None:
             return None
         self._pending = None
         self._pending_guard = None
@@ -384,7 +384,7 @@ class WorkspaceController:
                 return outcome(make_plan(kind), "failed", None, hit.message(self.lang))
             path = hit.relative_path
         else:
-            path = request.path or "."
+            path = self._existing(request) or request.path or "."
         policy = self._ctx.policy
         try:
             absolute = policy.resolve(path)
@@ -404,6 +404,13 @@ class WorkspaceController:
             return outcome(make_plan(kind), "failed", listed, message)
         message = tr(self.lang, f"找不到：{path}", f"Not found: {path}")
         return outcome(make_plan(kind, relative_target_path=path), "failed", failure(message), message)
+
+    def _existing(self, request: WorkspaceRequest) -> str | None:
+        """The first reading of the path phrase that exists in the workspace, longest first (else None)."""
+        for path in request.alternatives or (request.path,):
+            if path and self._exists(path):
+                return path
+        return None
 
     def _exists(self, path: str) -> bool:
         """A bare word counts as a workspace path only if it names something there (seed 001 §12)."""

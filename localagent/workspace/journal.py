@@ -2,7 +2,8 @@
 
 ``<workspace>/.localagent/journal.jsonl`` holds one JSON object per line, appended and
 ``fsync``-ed, never rewritten: ``{"kind": "op", …}`` for a completed write and
-``{"kind": "undo", "id": …}`` when it was undone. An entry stores workspace-relative
+``{"kind": "undo", "id": …}`` when it was undone (``"dismissed": true`` when it was only
+marked handled because it can never be undone). An entry stores workspace-relative
 paths, the backup's file name and the size/mtime/SHA-256 of the result so that undo
 can refuse when the file was changed since ("文件在操作后又被修改过，无法安全撤销").
 The journal never stores file contents (seed 001 §14). A torn last line (crash while
@@ -158,13 +159,22 @@ class OperationJournal:
         """
         self._append(entry.to_json())
 
-    def mark_undone(self, entry_id: str) -> None:
+    def mark_undone(self, entry_id: str, *, dismissed: bool = False) -> None:
         """Record that the entry ``entry_id`` was undone (so :meth:`last` skips it).
+
+        Args:
+            entry_id: the entry's id.
+            dismissed: the entry was not reversed but handled because it never can be (a
+                deletion to the recycle bin, a result that no longer exists); stored as
+                ``"dismissed": true`` so the journal says what happened.
 
         Raises:
             ToolFailed: the journal cannot be written.
         """
-        self._append({"kind": "undo", "id": entry_id, "time": datetime.now().isoformat(timespec="seconds")})
+        data = {"kind": "undo", "id": entry_id, "time": datetime.now().isoformat(timespec="seconds")}
+        if dismissed:
+            data["dismissed"] = True
+        self._append(data)
 
     def entries(self) -> list[JournalEntry]:
         """Return every recorded operation, oldest first, including undone ones."""
