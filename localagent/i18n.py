@@ -42,3 +42,13 @@ def detect_lang(explicit: str | None = None) -> str:
 def tr(lang: str, zh: str, en: str) -> str:
     """Return ``en`` when ``lang`` is English, else ``zh``."""
     return en if lang == EN else zh
+
+
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """Return an English count with the noun in the right number: ``"1 file"``, ``"4 files"``.
+
+    Args:
+        count: the number shown. singular: the noun for one. plural: the noun for
+            another count (default ``singular + "s"``).
+    """
+    return f"{count} {singular if count == 1 else (plural or singular + 's')}"

@@ -141,3 +141,17 @@ def test_no_task_method_runs_inside_the_hook(layout) -> None:
     """)
     assert "END" in lines, result.log_path.read_text(encoding="utf-8")
     assert not any(line.startswith("RAN") and line.endswith("True") for line in lines), lines
+
+
+@pytest.mark.parametrize("module", ["signal", "_signal"])
+def test_signal_handlers_cannot_be_installed(layout, module) -> None:
+    """A signal handler would run task code inside the hook: the module is refused at run time."""
+    result, lines = _run(layout, f"""
+        try:
+            import {module}
+            print("imported")
+        except ImportError:
+            print("refused")
+    """)
+    assert "refused" in lines and "imported" not in lines
+    assert any(i["category"] == "import" for i in result.interceptions)

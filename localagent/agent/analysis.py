@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from localagent.i18n import tr
+from localagent.i18n import counted, tr
 from localagent.tools.types import WorkspaceFileInfo, WorkspaceToolResult
 
 if TYPE_CHECKING:
@@ -147,9 +147,9 @@ def analyze(ctx: ToolContext, client: ChatClient | None, *, model: str, question
     answer = client.chat(messages, model=model, temperature=ANALYSIS_TEMPERATURE, max_tokens=ANALYSIS_MAX_TOKENS)
     read_paths = [path for path, _ in read]
     answer = cite_paths(_strip_reasoning(answer).strip(), read_paths, ctx.lang)
-    message = tr(ctx.lang, f"分析完成（读取了 {len(read)} 个文件）", f"Analysis done ({len(read)} files read)")
+    message = tr(ctx.lang, f"分析完成（读取了 {len(read)} 个文件）", f"Analysis done ({counted(len(read), 'file')} read)")
     if refused:
-        message += tr(ctx.lang, f"；{len(refused)} 个文件未读取", f"; {len(refused)} files not read")
+        message += tr(ctx.lang, f"；{len(refused)} 个文件未读取", f"; {counted(len(refused), 'file')} not read")
     by_path = {info.relative_path: info for info in infos}
     files = tuple(by_path[p] for p in read_paths if p in by_path)
     return WorkspaceToolResult(success=True, message=message, output_text=answer, files=files)

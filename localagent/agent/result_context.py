@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from localagent.i18n import tr
+from localagent.i18n import counted, tr
 from localagent.tools.types import WorkspaceFileInfo
 
 DEFAULT_MAX_IDLE_TURNS = 3
@@ -146,7 +146,7 @@ class ResultContext:
         index = ordinal - 1 if ordinal > 0 else len(files) + ordinal
         if ordinal == 0 or not 0 <= index < len(files):
             return ContextMiss(f"上一轮结果只有 {len(files)} 项，没有第 {abs(ordinal)} 个。",
-                               f"The last results have only {len(files)} items; there is no item {abs(ordinal)}.")
+                               f"The last results have only {counted(len(files), 'item')}; there is no item {abs(ordinal)}.")
         return files[index]
 
     def _is_stale(self) -> bool:

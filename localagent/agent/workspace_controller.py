@@ -7,7 +7,10 @@ seed 001 §10: read-only actions (list, search, read, scan, analyze) and Low one
 (open a folder, reveal) run at once; a write or opening a file is never executed
 here — it becomes the pending plan, run only by :meth:`confirm_pending_plan`;
 Dangerous requests (permanent delete, commands, scripts) and batch deletes are
-refused and never planned. Errors come back as results, never as exceptions.
+refused and never planned. Errors come back as results, never as exceptions,
+except the fatal ones of house style §5: a model error in an analysis
+(``ModelAPIError``, exit 3) and ``Aborted`` (exit 130) end the run and reach
+``ui/cli.py`` through ``session.handle_sentence``, which maps them.
 The last result list (:mod:`localagent.agent.result_context`) lets "打开第一个"
 refer to the previous search; a workspace change or a write clears it.
 
@@ -39,7 +42,7 @@ from localagent.agent.workspace_actions import (
 )
 from localagent.agent.workspace_requests import WorkspaceRequest, parse_request
 from localagent.errors import PathDenied, WorkspaceError
-from localagent.i18n import tr
+from localagent.i18n import counted, tr
 from localagent.tools.types import (
     ToolContext,
     WorkspaceActionPlan,
@@ -57,6 +60,7 @@ A = WorkspaceActionType
 R = WorkspaceToolRisk
 log = logging.getLogger("localagent.workspace")
 STATUSES = ("done", "pending", "failed", "refused", "cancelled")
+MAX_SCAN_LISTED = 20  # files a scan lists (and "第一个" can refer to)
 WRITE_TYPES = frozenset({A.CREATE_FILE, A.CREATE_DIRECTORY, A.WRITE_FILE, A.COPY_FILE, A.MOVE_FILE,
                          A.RENAME_FILE, A.DELETE_TO_TRASH, A.UNDO})
 
@@ -139,8 +143,10 @@ class WorkspaceController:
         """Scan the workspace into the index with the configured limits (seed 001 §7).
 
         Returns:
-            Success with the file count (and notes when cut or cancelled) and the tree
-            summary in ``output_text``; a failed result without a workspace.
+            Success with the file count (and notes when cut or cancelled), the first
+            :data:`MAX_SCAN_LISTED` files in ``files`` (shallowest first: what "打开第一个"
+            refers to after a scan) and the tree summary in ``output_text``; a failed
+            result without a workspace.
         """
         if self._ctx is None:
             return failure(self._no_workspace_text())
@@ -152,13 +158,16 @@ class WorkspaceController:
                               max_files=settings.scan_max_files if settings else 5000, cancel_event=self._cancel)
         self._ctx.index = WorkspaceIndex(scan.files)
         log.info("scan files=%d truncated=%s cancelled=%s", len(scan.files), scan.truncated, scan.cancelled)
-        message = tr(self.lang, f"扫描完成：{len(scan.files)} 个文件", f"Scan done: {len(scan.files)} files")
+        listed = tuple(scan.files[:MAX_SCAN_LISTED])
+        message = tr(self.lang, f"扫描完成：{len(scan.files)} 个文件", f"Scan done: {counted(len(scan.files), 'file')}")
+        if len(scan.files) > len(listed):
+            message += tr(self.lang, f"（下面列出前 {len(listed)} 个）", f" (the first {len(listed)} are listed)")
         if scan.truncated:
             message += tr(self.lang, "（已达到文件数上限，只索引了前面的文件）", " (file limit reached; the rest is not indexed)")
         if scan.cancelled:
             message += tr(self.lang, "（扫描被取消）", " (the scan was cancelled)")
         return WorkspaceToolResult(success=True, message=message, output_text=analysis.tree_summary(scan.files),
-                                   truncated=scan.truncated)
+                                   files=listed, truncated=scan.truncated)
 
     def _index(self) -> Any:
         if self._ctx is not None and self._ctx.index is None:
@@ -178,6 +187,10 @@ class WorkspaceController:
             code-task pipeline); otherwise an :class:`ActionOutcome` — done (read-only and
             Low actions run at once), pending (a write or opening a file awaits
             :meth:`confirm_pending_plan`), failed or refused. Never raises for a bad path.
+
+        Raises:
+            ModelAPIError: an analysis's model call failed after the client's retries (fatal).
+            Aborted: cancelled while waiting for the model.
         """
         request = parse_request(text)
         if request is None:
@@ -275,7 +288,7 @@ class WorkspaceController:
         return self._finish(make_plan("show_workspace"), WorkspaceToolResult(success=True, message=message))
 
     def _do_scan(self, request: WorkspaceRequest) -> ActionOutcome:
-        return self._finish(make_plan("scan"), self.scan_workspace())
+        return self._finish(make_plan("scan"), self.scan_workspace(), remember=True)
 
     def _do_list(self, request: WorkspaceRequest) -> ActionOutcome:
         from localagent.tools.read_tools import list_files
@@ -285,6 +298,30 @@ class WorkspaceController:
             return where
         rel, _ = where
         return self._finish(make_plan("list", relative_target_path=rel), list_files(self._ctx, rel), remember=True)
+
+    def _list_folder(self, rel: str) -> ActionOutcome:
+        """"读取第3个" named a folder: list it; its entries become what "第几个" refers to (seed 001 §15).
+
+        An empty folder leaves the previous result list in place, and the message says which
+        list "第几个" now refers to.
+        """
+        from localagent.tools.read_tools import list_files
+
+        plan = make_plan("list", relative_target_path=rel)
+        result = list_files(self._ctx, rel)
+        if not result.success:
+            return self._finish(plan, result)
+        shown = f"{rel}/" if rel not in ("", ".") else "."
+        if result.files:
+            self._context.remember(result.files)
+            note = tr(self.lang, f"{shown} 是文件夹，下面是其中的内容；现在“第几个”指这个列表。",
+                      f"{shown} is a folder; its entries are listed below, and \"the first one\"… now refers to them.")
+        elif self._context.peek():
+            note = tr(self.lang, f"{shown} 是空文件夹；“第几个”仍指之前的结果列表。",
+                      f"{shown} is an empty folder; \"the first one\"… still refers to the previous results.")
+        else:
+            note = tr(self.lang, f"{shown} 是空文件夹。", f"{shown} is an empty folder.")
+        return outcome(plan, "done", result, f"{note}\n{result.message}" if result.message else note)
 
     def _do_search_files(self, request: WorkspaceRequest) -> ActionOutcome:
         from localagent.tools.read_tools import search_files
@@ -307,7 +344,7 @@ class WorkspaceController:
             return where
         rel, is_dir = where
         if is_dir:
-            return self._do_list(WorkspaceRequest(kind="list", path=rel))
+            return self._list_folder(rel)
         refused = refuse_unless(self.lang, self._ctx.policy.can_read_file(rel), make_plan("read", relative_target_path=rel))
         return refused or self._finish(make_plan("read", relative_target_path=rel), read_file(self._ctx, rel))
 

@@ -88,6 +88,7 @@ FORBIDDEN_MODULES: frozenset[str] = frozenset({
     "ftplib", "smtplib", "poplib", "imaplib", "nntplib", "telnetlib", "xmlrpc", "webbrowser",
     "requests", "urllib3", "httpx", "aiohttp", "websocket", "websockets", "paramiko", "pycurl",
     "sqlite3", "_sqlite3", "dbm", "_dbm", "_gdbm", "shelve", "readline", "tkinter", "_tkinter", "turtle",
+    "signal", "_signal",  # a handler runs task code inside the hook (see guard_freeze)
     "idlelib", "_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "_interpqueues",
     "ensurepip", "venv", "pip", "_winapi", "winreg", "msvcrt", "_overlapped",
 })

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from localagent.errors import LocalAgentError, PathDenied
-from localagent.i18n import tr
+from localagent.i18n import counted, tr
 from localagent.tools.text_search import (  # noqa: F401  (search_text's module; re-exported for callers)
     MAX_MATCHES_PER_FILE,
     MAX_TEXT_FILES,
@@ -131,7 +131,7 @@ def list_files(ctx: ToolContext, path: str = ".", *, max_entries: int = MAX_LIST
     shown = entries[:max(0, max_entries)]
     truncated = len(entries) > len(shown)
     rel = ctx.policy.to_relative_path(folder) or "."
-    message = tr(ctx.lang, f"{rel} 共 {len(entries)} 项", f"{rel}: {len(entries)} entries")
+    message = tr(ctx.lang, f"{rel} 共 {len(entries)} 项", f"{rel}: {counted(len(entries), 'entry', 'entries')}")
     if skipped:
         message += tr(ctx.lang, f"（已跳过 {skipped} 个隐藏或产物目录）", f" ({skipped} hidden or build folders skipped)")
     if truncated:
@@ -241,7 +241,7 @@ def search_files(ctx: ToolContext, keyword: str, *, max_results: int = MAX_SEARC
     if not shown:
         message = tr(ctx.lang, f"未找到与“{keyword.strip()}”匹配的文件", f"No file matches \"{keyword.strip()}\"")
     else:
-        message = tr(ctx.lang, f"找到 {len(shown)} 个文件", f"Found {len(shown)} files")
+        message = tr(ctx.lang, f"找到 {len(shown)} 个文件", f"Found {counted(len(shown), 'file')}")
         if truncated:
             message += tr(ctx.lang, f"（只显示前 {len(shown)} 个）", f" (showing the first {len(shown)})")
     output = "\n".join(f"{n}. {f.relative_path}" for n, f in enumerate(shown, 1))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from localagent.errors import LocalAgentError
-from localagent.i18n import tr
+from localagent.i18n import counted, tr
 from localagent.tools.types import TextMatch, ToolContext, WorkspaceFileInfo, WorkspaceToolResult
 from localagent.workspace.textio import DEFAULT_MAX_BYTES
 
@@ -352,9 +352,9 @@ def _text_result(ctx: ToolContext, pattern: str, hits: _Hits) -> WorkspaceToolRe
         message = tr(ctx.lang, f"未找到包含“{pattern}”的内容", f"No text matches \"{pattern}\"")
     else:
         message = tr(ctx.lang, f"找到 {len(matches)} 处匹配，涉及 {len(files)} 个文件",
-                     f"Found {len(matches)} matches in {len(files)} files")
+                     f"Found {counted(len(matches), 'match', 'matches')} in {counted(len(files), 'file')}")
     if hits.files_capped:
-        message += tr(ctx.lang, f"（已达到 {hits.max_files} 个文件上限）", f" (stopped at {hits.max_files} files)")
+        message += tr(ctx.lang, f"（已达到 {hits.max_files} 个文件上限）", f" (stopped at {counted(hits.max_files, 'file')})")
     elif hits.truncated:
         message += tr(ctx.lang, f"（只显示前 {hits.max_matches} 条）", f" (showing the first {hits.max_matches})")
     if hits.timed_out:
