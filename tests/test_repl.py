@@ -29,9 +29,10 @@ class Terminal:
         os.close(slave)
         self.seen = ""
 
-    def expect(self, needle: str, timeout: float = 60.0) -> str:
+    def expect(self, needle: str, timeout: float = 60.0, *, after: int = 0) -> str:
+        """Wait until ``needle`` appears in the output from character ``after`` on."""
         deadline = time.monotonic() + timeout
-        while needle not in self.seen:
+        while needle not in self.seen[after:]:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"timed out waiting for {needle!r}; saw:\n{self.seen}")
@@ -82,8 +83,9 @@ def test_ctrl_c_drops_the_line_and_at_a_question_cancels(tmp_path):
     ws = make_workspace(tmp_path / "ws", images=1)
     term = Terminal([sys.executable, "-m", "localagent", "--workspace", str(ws)], tmp_path)
     term.expect("> ")
+    mark = len(term.seen)
     term.proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
-    term.expect("\n> ")  # the typed line is dropped and a fresh prompt comes
+    term.expect("> ", after=mark)  # the typed line is dropped and a fresh prompt comes
     term.send("把这个文件夹里的图片复制一份")
     term.expect("[y/N]")
     term.proc.send_signal(signal.SIGINT)

@@ -134,12 +134,14 @@ def test_analysis_without_model_says_so_and_tools_still_work(ctl: WorkspaceContr
     assert say(ctl, "创建 new.txt").status == "pending"
 
 
-def test_model_error_is_a_result(ws: Path, fake_llm: FakeLLMServer) -> None:  # noqa: F811
+def test_model_error_ends_the_run(ws: Path, fake_llm: FakeLLMServer) -> None:  # noqa: F811
+    from localagent.errors import ModelAPIError
+
     fake_llm.script(Reply.status(400, "bad request"))
     ctl = WorkspaceController(client=model_client(fake_llm))
     ctl.open_workspace(ws)
-    outcome = say(ctl, "analyze the project")
-    assert outcome.status == "failed" and outcome.message
+    with pytest.raises(ModelAPIError):  # fatal (house style §5): the CLI maps it to exit 3
+        ctl.handle_message("analyze the project")
 
 
 def test_summarize_without_results_asks_to_search(ctl: WorkspaceController) -> None:

@@ -1,11 +1,12 @@
 """The vocabulary of direct workspace requests (seed 001 §5, §9, §11, §12; issue 3 §4).
 
 Holds the request value (:class:`WorkspaceRequest`, its :data:`KINDS`, :data:`KIND_ACTIONS` and the
-refusal wordings), the cleaning of a path or ordinal phrase, the builders, and the one ordered rule
+refusal wordings), the builders, and the one ordered rule
 table (:data:`RULES`, Chinese and English, first match wins: dangerous requests first, then the
 specific forms before the general ones). Pure: no file system. Matching a sentence against the
 table, and the screen of the words around it, is :func:`localagent.agent.workspace_requests.parse_request`,
-which also re-exports the names here that were always importable from it.
+which also re-exports the names here that were always importable from it. Cleaning a path or
+ordinal phrase (and its readings: "文件.txt", "说明 文件.txt") is :mod:`localagent.agent.path_phrases`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from localagent.agent.result_context import parse_ordinal
+from localagent.agent.path_phrases import (
+    ANCHOR_PREFIX,
+    GENERIC,
+    READ_ONLY_KINDS,
+    TAIL,
+    is_path_text,
+    new_name,
+    read_path,
+    unquote,
+)
 
 __all__ = ["BATCH_DELETE", "KINDS", "KIND_ACTIONS", "PERMANENT_DELETE", "RULES", "RUN_COMMAND", "WorkspaceRequest",
            "is_path_text"]
@@ -82,113 +92,14 @@ KIND_ACTIONS: dict[str, tuple[str, int]] = {
 }
 
 
-# --- path cleaning -------------------------------------------------------------------------------
-
-_QUOTES = "\"'“”‘’「」『』《》`"
-_ANCHOR_PREFIX = re.compile(
-    r"^(?:(?:这个|当前|该|本|此|整个)?(?:项目|工作区|仓库|文件夹|目录|代码)(?:里|中|内|下|里面)?的?"
-    r"|(?:the\s+)?(?:file|folder|directory)\s+|文件夹|目录|文件)\s*", re.I)
-_TAIL = re.compile(r"\s*(?:这个)?(?:文件夹|目录|文件|里面|下面|里|中|内|下)$")
-_KNOWN_DIRS = frozenset({"docs", "doc", "src", "source", "input", "output", "tests", "test", "assets", "images",
-                         "img", "data", "scripts", "examples", "include", "lib", "bin", "res", "resources",
-                         "config", "notes", "tmp", "temp", "backup", "backups"})
-_SUFFIXED = re.compile(r"^[^/\\]*[^./\\]\.[A-Za-z0-9_+-]{1,12}$|^\.[\w.-]+$")
-_GENERIC = frozenset({"", "文件夹", "目录", "文件", "资源管理器", "文件管理器", "它", "这个", "那个", "一个",
-                      "folder", "directory", "file", "files", "it", "this", "that", "explorer", "finder"})
-
-
-_ARTICLE = re.compile(r"^(?:the|a|an|this|that|my|your)\s+", re.I)
-_NOUN_ONLY = re.compile(r"^(?:文件夹|目录|文件)$")
-_MAX_WORDS = 6  # a spaced path phrase longer than this is a sentence, not a name
-_READ_ONLY_KINDS = frozenset({"read", "open", "reveal", "list", "analyze"})
-
-
-@dataclass(frozen=True)
-class _Ref:
-    path: str = ""
-    ordinal: int | None = None
-    bare: bool = False
-    alternatives: tuple[str, ...] = ()
-
-
-def _unquote(text: str) -> tuple[str, bool]:
-    text = text.strip()
-    if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
-        return text[1:-1].strip(), True
-    return text, False
-
-
-def _readings(whole: str, *, splits: bool) -> tuple[str, tuple[str, ...]]:
-    """Return ``(primary, alternatives)`` of an unquoted path phrase.
-
-    The primary reading drops a leading noun (文件/文件夹/目录/the file…) and a trailing one,
-    except a bare noun glued to a suffix ("文件.txt" is a name, "文件 a.txt"/"文件a.txt" a noun
-    before one). The alternatives, preferred first: the whole phrase, the noun-stripped
-    readings, then (``splits``) the phrase without leading, then trailing, words.
-    """
-    head = _ANCHOR_PREFIX.match(whole)
-    rest = whole[head.end():] if head else whole
-    noun_glued = head is not None and _NOUN_ONLY.match(head.group(0)) is not None and rest.startswith(".")
-    no_head = whole if noun_glued else rest
-    readings = [whole, rest, _TAIL.sub("", whole).strip(), _TAIL.sub("", rest).strip()]
-    primary = _TAIL.sub("", no_head).strip()
-    words = whole.split()
-    if splits and 1 < len(words) <= _MAX_WORDS:
-        readings += [" ".join(words[i:]) for i in range(1, len(words))]
-        readings += [" ".join(words[:i]) for i in range(len(words) - 1, 0, -1)]
-    kept = [r for r in dict.fromkeys(readings)
-            if r and _ARTICLE.sub("", r).casefold() not in _GENERIC and not _has_marks(r)]
-    return primary, tuple(kept)
-
-
-def _has_marks(text: str) -> bool:
-    return any(mark in text for mark in "*?\n")
-
-
-def _ref(text: str, *, splits: bool = False) -> _Ref | None:
-    """Read a path or ordinal phrase; None when it is not a usable path.
-
-    Args:
-        text: the slot's text. splits: also offer shorter word splits (read-only kinds only:
-            a write never acts on part of what was typed).
-    """
-    raw, quoted = _unquote(text)
-    alternatives: tuple[str, ...] = ()
-    if not quoted:
-        raw, alternatives = _readings(raw, splits=splits)
-        raw, quoted = _unquote(raw)
-    ordinal = parse_ordinal(raw)
-    if ordinal is not None:
-        return _Ref(ordinal=ordinal)
-    spaced = not quoted and re.search(r"\s", raw) is not None
-    if _ARTICLE.sub("", raw).casefold() in _GENERIC or _has_marks(raw) or (spaced and len(raw.split()) > _MAX_WORDS):
-        return None
-    pathlike = "/" in raw or "\\" in raw or _SUFFIXED.match(raw) or raw.casefold() in _KNOWN_DIRS
-    return _Ref(path=raw, bare=spaced or not (pathlike or quoted), alternatives=alternatives)
-
-
-def is_path_text(text: str) -> bool:
-    """True when a slot's text is an ordinal or a path-like name (suffix, separator, known folder, quoted)."""
-    ref = _ref(text)
-    return ref is not None and (ref.ordinal is not None or not ref.bare)
-
-
-def _name(text: str) -> str | None:
-    """A new name: one word, or words ending in a suffix ("my file.txt"); quoted as typed."""
-    raw, quoted = _unquote(text)
-    if not raw or quoted or not re.search(r"\s", raw):
-        return raw or None
-    return raw if len(raw.split()) <= _MAX_WORDS and _SUFFIXED.match(raw.split()[-1]) else None
-
-
 # --- builders: (match, sentence) -> request or None ------------------------------------------------
 
 Builder = Callable[[re.Match, str], "WorkspaceRequest | None"]
 
 
-def _with_ref(kind: str) -> Builder:
+def _withread_path(kind: str) -> Builder:
     def build(match: re.Match, sentence: str) -> WorkspaceRequest | None:
-        ref = _ref(match.group("p"), splits=kind in _READ_ONLY_KINDS)
+        ref = read_path(match.group("p"), splits=kind in READ_ONLY_KINDS)
         if ref is None:
             return None
         return WorkspaceRequest(kind=kind, path=ref.path, ordinal=ref.ordinal, bare=ref.bare,
@@ -198,15 +109,15 @@ def _with_ref(kind: str) -> Builder:
 
 def _two_paths(kind: str) -> Builder:
     def build(match: re.Match, sentence: str) -> WorkspaceRequest | None:
-        source, target = _ref(match.group("p")), _ref(match.group("t"))
+        source, target = read_path(match.group("p")), read_path(match.group("t"))
         if source is None or (target is None and kind != "rename") or (target and target.ordinal is not None):
             return None
         if kind == "rename":
-            new_name = _name(match.group("t"))
-            if new_name is None:
+            name = new_name(match.group("t"))
+            if name is None:
                 return None
             return WorkspaceRequest(kind=kind, path=source.path, ordinal=source.ordinal, bare=source.bare,
-                                    alternatives=source.alternatives, target=new_name)
+                                    alternatives=source.alternatives, target=name)
         if target.bare and re.search(r"\s", target.path):
             return None  # a destination with spaces must be quoted: it need not exist yet
         return WorkspaceRequest(kind=kind, path=source.path, ordinal=source.ordinal, bare=source.bare,
@@ -216,12 +127,12 @@ def _two_paths(kind: str) -> Builder:
 
 def _search(kind: str) -> Builder:
     def build(match: re.Match, sentence: str) -> WorkspaceRequest | None:
-        keyword, quoted = _unquote(match.group("k"))
+        keyword, quoted = unquote(match.group("k"))
         if not quoted:
-            keyword = _TAIL.sub("", _ANCHOR_PREFIX.sub("", keyword)).strip()
+            keyword = TAIL.sub("", ANCHOR_PREFIX.sub("", keyword)).strip()
             if re.search(r"\s", keyword) or (_WEB_WORDS.search(keyword) and not re.search(r"[./\\]", keyword)):
                 return None
-        if keyword.casefold() in _GENERIC:
+        if keyword.casefold() in GENERIC:
             return None
         return WorkspaceRequest(kind=kind, keyword=keyword)
     return build
@@ -237,7 +148,7 @@ def _analyze(scope: str) -> Builder:
     def build(match: re.Match, sentence: str) -> WorkspaceRequest | None:
         if scope != "file":
             return WorkspaceRequest(kind="analyze", scope=scope, question=sentence)
-        ref = _ref(match.group("p"))
+        ref = read_path(match.group("p"))
         if ref is None or ref.bare:
             return None
         return WorkspaceRequest(kind="analyze", scope="file", path=ref.path, ordinal=ref.ordinal, question=sentence)
@@ -255,7 +166,7 @@ def _list(match: re.Match, sentence: str) -> WorkspaceRequest | None:
     where = re.sub(r"(?:下|里|中)?的?(?:所有)?(?:文件|内容)$|\s+(?:files|contents)$", "", where).strip()
     if not where or _ROOT_WORDS.fullmatch(where):
         return WorkspaceRequest(kind="list", path=".")
-    ref = _ref(where, splits=True)
+    ref = read_path(where, splits=True)
     if ref is None:
         return None
     # the rule ate a trailing 文件夹/目录: "列出 新建文件夹" may name a folder called 新建文件夹
@@ -265,18 +176,18 @@ def _list(match: re.Match, sentence: str) -> WorkspaceRequest | None:
 
 
 def _workspace(match: re.Match, sentence: str) -> WorkspaceRequest | None:
-    where, _ = _unquote(match.group("p"))
+    where, _ = unquote(match.group("p"))
     return WorkspaceRequest(kind="open_workspace", path=where) if where else None
 
 
 def _text_change(kind: str) -> Builder:
     def build(match: re.Match, sentence: str) -> WorkspaceRequest | None:
-        ref = _ref(match.group("p"))
+        ref = read_path(match.group("p"))
         if ref is None or ref.bare:
             return None
-        content, _ = _unquote(match.group("c"))
+        content, _ = unquote(match.group("c"))
         if kind == "replace":
-            old, _ = _unquote(match.group("o"))
+            old, _ = unquote(match.group("o"))
             return WorkspaceRequest(kind=kind, path=ref.path, ordinal=ref.ordinal, old_text=old, content=content)
         if kind == "create_file" and ref.ordinal is not None:
             return None
@@ -285,14 +196,14 @@ def _text_change(kind: str) -> Builder:
 
 
 def _new_folder(match: re.Match, sentence: str) -> WorkspaceRequest | None:
-    ref = _ref(match.group("p"))
+    ref = read_path(match.group("p"))
     if ref is None or ref.ordinal is not None:
         return None
     return WorkspaceRequest(kind="create_directory", path=ref.path)
 
 
 def _created(match: re.Match, sentence: str) -> WorkspaceRequest | None:
-    ref = _ref(match.group("p"))
+    ref = read_path(match.group("p"))
     if ref is None or ref.ordinal is not None or ref.bare:
         return None
     kind = "create_directory" if ref.path.endswith(("/", "\\")) else "create_file"
@@ -360,7 +271,7 @@ _RULES: tuple[tuple[str, Builder, bool], ...] = (
      _text_change("create_file"), True),
     # Delete to the recycle bin (before "移到…": "把 tmp.log 移到回收站" is a delete).
     (rf"{_DEL}(?:一下)?\s*(?P<p>.+)|(?:把|将)\s*(?P<p2>.+?)\s*{_DEL}|(?:delete|remove|trash)\s+(?P<p3>.+)",
-     lambda m, s: _with_ref("delete")(_Groups.first(m), s), False),
+     lambda m, s: _withread_path("delete")(_Groups.first(m), s), False),
     # Copy, move, rename (one file each; seed 001 §8.3).
     (r"(?:把|将)\s*(?P<p>.+?)\s*(?:复制|拷贝)(?:一份)?\s*(?:到|至|进)\s*(?P<t>.+?)", _two_paths("copy"), False),
     (r"(?:复制|拷贝)\s*(?P<p>.+?)\s*(?:到|至)\s*(?P<t>.+?)|copy\s+(?P<p2>.+?)\s+(?:to|into)\s+(?P<t2>.+)",
@@ -388,14 +299,14 @@ _RULES: tuple[tuple[str, Builder, bool], ...] = (
     (r"(?:显示|打开)\s*(?P<p>.+?)\s*的?所在(?:的)?(?:位置|文件夹|目录)|(?:定位|显示)(?:到)?\s*(?P<p2>.+?)\s*的位置"
      r"|在(?:文件夹|资源管理器|访达)中(?:显示|定位)\s*(?P<p3>.+)|reveal\s+(?P<p4>.+)"
      r"|show\s+(?P<p5>.+?)\s+in\s+(?:the\s+)?(?:folder|explorer|finder|file\s+manager)",
-     lambda m, s: _with_ref("reveal")(_Groups.first(m), s), False),
+     lambda m, s: _withread_path("reveal")(_Groups.first(m), s), False),
     (r"(?:列出|列一下|罗列)\s*(?P<p>.*?)\s*(?:目录|文件夹)?|(?:list|ls)(?:\s+(?P<p2>.+))?"
      r"|(?:查看|显示)\s*(?P<p3>.+?)\s*(?:目录|文件夹)(?:里|下|中)?的?(?:文件|内容)?",
      lambda m, s: _list(_Groups.first(m), s), False),
     (r"(?:读取|读一下|读|查看|看看|看一下|阅读|显示)\s*(?P<p>.+?)\s*(?:的)?(?:内容|全文)?"
      r"|(?:read|cat|view|show)\s+(?:me\s+)?(?:the\s+contents?\s+of\s+)?(?P<p2>.+)",
-     lambda m, s: _with_ref("read")(_Groups.first(m), s), False),
-    (r"(?:打开|open)(?:一下)?\s*(?P<p>.+)", _with_ref("open"), False),
+     lambda m, s: _withread_path("read")(_Groups.first(m), s), False),
+    (r"(?:打开|open)(?:一下)?\s*(?P<p>.+)", _withread_path("open"), False),
     (rf"{_SEARCH}\s*(?P<k>.+?)(?:\s*文件)?|(?:search(?:\s+for)?|find|look\s+for|locate)\s+(?P<k2>.+)",
      lambda m, s: _search("search_files")(_Groups.first(m), s), False),
 )
