@@ -83,11 +83,13 @@ def test_ctrl_c_drops_the_line_and_at_a_question_cancels(tmp_path):
     ws = make_workspace(tmp_path / "ws", images=1)
     term = Terminal([sys.executable, "-m", "localagent", "--workspace", str(ws)], tmp_path)
     term.expect("> ")
+    time.sleep(0.5)  # a signal between the prompt and the blocking read is only seen after the next line
     mark = len(term.seen)
     term.proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
     term.expect("> ", after=mark)  # the typed line is dropped and a fresh prompt comes
     term.send("把这个文件夹里的图片复制一份")
     term.expect("[y/N]")
+    time.sleep(0.5)
     term.proc.send_signal(signal.SIGINT)
     term.expect("已取消")
     term.expect("> ")
@@ -104,6 +106,7 @@ def test_ctrl_c_at_the_one_shot_question_exits_130(tmp_path):
     term = Terminal([sys.executable, "-m", "localagent", "-p", "把这个文件夹里的图片复制一份", "--workspace", str(ws)],
                     tmp_path)
     term.expect("[y/N]")
+    time.sleep(0.5)
     term.proc.send_signal(signal.SIGINT)
     assert term.close() == 130
     assert not list((ws / "output").iterdir())
