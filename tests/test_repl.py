@@ -110,3 +110,17 @@ def test_ctrl_c_at_the_one_shot_question_exits_130(tmp_path):
     term.proc.send_signal(signal.SIGINT)
     assert term.close() == 130
     assert not list((ws / "output").iterdir())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pty is POSIX only")
+def test_ctrl_c_at_a_workspace_confirmation_exits_130_and_changes_nothing(tmp_path):
+    import signal
+
+    ws = make_workspace(tmp_path / "ws", images=1)
+    (ws / "tmp.log").write_text("keep me\n", encoding="utf-8")
+    term = Terminal([sys.executable, "-m", "localagent", "-p", "删除 tmp.log", "--workspace", str(ws)], tmp_path)
+    term.expect("[y/N]")
+    time.sleep(0.5)
+    term.proc.send_signal(signal.SIGINT)
+    assert term.close() == 130
+    assert (ws / "tmp.log").read_text(encoding="utf-8") == "keep me\n"

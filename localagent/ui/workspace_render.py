@@ -101,8 +101,12 @@ def finish_workspace_action(session: Any, outcome: Any, *, yes: bool, say: Say) 
         say(line)
     if action.status != "pending":
         return EXIT_CODES.get(action.status, EXIT_TASK_FAILED)
-    answer = _ask(action, lang, yes=yes, say=say)
     controller = session.controller
+    try:
+        answer = _ask(action, lang, yes=yes, say=say)
+    except KeyboardInterrupt:  # Ctrl-C at the question: nothing changes, and the exit says "cancelled" (130)
+        controller.cancel_pending_plan()
+        raise
     if answer == "pending":
         say(tr(lang, "等待确认：在终端中运行以确认，或加 --yes 批准。",
                "Awaiting confirmation: run on a terminal to confirm, or add --yes."))
@@ -139,7 +143,8 @@ def _ask(action: ActionOutcome, lang: str, *, yes: bool, say: Say) -> str:
 
 
 def _read_line() -> str:
+    """Read the answer; end of input counts as "no". Ctrl-C propagates (cancelled, exit 130)."""
     try:
         return input().strip()
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
         return ""
