@@ -62,8 +62,7 @@ def test_plan_risks_not_a_list_is_a_model_error(tmp_path, capsys, monkeypatch, f
     assert not list(tmp_path.glob("task_*.py"))
 
 
-@pytest.mark.xfail(strict=True, reason="REDTEAM2: a streamed chat answer with no content (content null, "
-                   "reasoning_content only, choices []) ends as exit 0 with '（模型没有返回内容）' instead of exit 3")
+# Fixed (was a REDTEAM2 xfail).
 @pytest.mark.parametrize("deltas", [[{"role": "assistant", "content": None}],
                                     [{"role": "assistant", "content": ""}, {"reasoning_content": "thinking"}]])
 def test_empty_streamed_answer_is_a_model_error(tmp_path, capsys, monkeypatch, fake_llm, deltas):  # noqa: F811
@@ -71,8 +70,7 @@ def test_empty_streamed_answer_is_a_model_error(tmp_path, capsys, monkeypatch, f
     assert run(capsys, monkeypatch, fake_llm, "你好", tmp_path)[0] == 3
 
 
-@pytest.mark.xfail(strict=True, reason="REDTEAM2: a lone surrogate (\\ud800) in the model's answer crashes the "
-                   "CLI with UnicodeEncodeError traceback, exit 1 (json and text output)")
+# Fixed (was a REDTEAM2 xfail).
 @pytest.mark.parametrize("fmt", ["json", "text"])
 def test_lone_surrogate_in_answer_is_not_a_traceback(tmp_path, fake_llm, fmt):  # noqa: F811
     body = sse([{"content": "a"}])

@@ -10,8 +10,6 @@ import os
 import socket
 from pathlib import Path
 
-import pytest
-
 from localagent.ui.cli import main
 from localagent.ui.demo import png_bytes
 from tests.helpers import tree_digest
@@ -71,8 +69,7 @@ def test_odd_entries_are_counted_honestly(tmp_path, capsys):
     assert tree_digest(inp) == before
 
 
-@pytest.mark.xfail(strict=True, reason="REDTEAM2: template free_name() runs outside try; a 251-char name already "
-                   "in output/ gives ENAMETOOLONG and aborts the whole run (later files never copied)")
+# Fixed (was a REDTEAM2 xfail).
 def test_long_name_already_in_output_does_not_abort_the_run(tmp_path, capsys):
     (tmp_path / "input").mkdir()
     (tmp_path / "output").mkdir()
@@ -82,12 +79,14 @@ def test_long_name_already_in_output_does_not_abort_the_run(tmp_path, capsys):
     (tmp_path / "input" / "z.png").write_bytes(PNG)
     code, task = copy_images(capsys, tmp_path)
     assert (tmp_path / "output" / "z.png").read_bytes() == PNG
-    assert (task["succeeded"], task["failed"]) == (1, 1)
-    assert code == 1
+    # the fix shortens the stem for the "(1)" copy, so both files are copied and nothing is overwritten
+    assert (task["succeeded"], task["failed"]) == (2, 0)
+    assert code == 0
+    assert (tmp_path / "output" / long).read_bytes() == b"old"
+    assert (tmp_path / "output" / ("x" * 200 + " (1).png")).read_bytes() == PNG
 
 
-@pytest.mark.xfail(strict=True, reason="REDTEAM2: a file name with a newline prints a forged LOCALAGENT_RESULT "
-                   "line; when the task then dies the runner trusts it (2 files -> 'failed 998')")
+# Fixed (was a REDTEAM2 xfail).
 def test_file_name_cannot_forge_the_counts(tmp_path, capsys):
     (tmp_path / "input").mkdir()
     (tmp_path / "output").mkdir()

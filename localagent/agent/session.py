@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from localagent.errors import InvalidArguments
+from localagent.errors import InvalidArguments, ModelAPIError
 from localagent.events import EventSink, StepEvent, TextDelta, ignore_event
 from localagent.i18n import tr
 
@@ -210,4 +210,6 @@ def _chat(session: Session, text: str, on_event: EventSink) -> str:
         parts.append(delta)
         on_event(TextDelta(text=delta))
     answer = strip_reasoning("".join(parts)).strip()
-    return answer or tr(session.lang, "（模型没有返回内容）", "(the model returned nothing)")
+    if not answer:  # nothing but reasoning, or null content: a model error, not an empty success
+        raise ModelAPIError("模型没有返回回答内容。", "The model returned no answer text.", status=200)
+    return answer

@@ -111,8 +111,9 @@ def free_name(path):
     """Return path, or path with " (n)" added, so that nothing in output/ is overwritten."""
     candidate = path
     number = 1
+    stem = path.stem[:200]  # room for " (n)" within the 255-byte name limit
     while candidate.exists() or candidate.is_symlink():
-        candidate = path.with_name(f"{path.stem} ({number}){path.suffix}")
+        candidate = path.with_name(f"{stem} ({number}){path.suffix}")
         number += 1
     return candidate
 
@@ -131,17 +132,17 @@ def main():
             if not wanted(name):
                 continue
             if source.is_symlink():
-                print(f"skip symlink: {source}")
+                print(f"skip symlink: {str(source)!r}")
                 continue
-            target = free_name(TARGET / source.relative_to(SOURCE))
             try:
+                target = free_name(TARGET / source.relative_to(SOURCE))
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target)
                 succeeded += 1
-                print(f"copied: {source} -> {target}")
+                print(f"copied: {str(source)!r} -> {str(target)!r}")
             except OSError as error:
                 failed += 1
-                print(f"failed: {source}: {error.strerror or error}")
+                print(f"failed: {str(source)!r}: {error.strerror or error}")
     print("LOCALAGENT_RESULT " + json.dumps({"succeeded": succeeded, "failed": failed}))
 
 

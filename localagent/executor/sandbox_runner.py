@@ -57,7 +57,9 @@ class RunResult:
         log_path: ``workspace/logs/task_<id>.log``.
         isolation: ``"bwrap"`` or ``"guard-only"``.
         interceptions: one dict per denied operation: ``{"category", "event", "detail"}``.
-        reported: the task's last ``LOCALAGENT_RESULT`` object with int ``succeeded``/``failed``, or ``None``.
+        reported: the ``LOCALAGENT_RESULT`` object with int ``succeeded``/``failed`` when it is the last
+            non-empty output line of a task that exited 0, else ``None`` (a line printed earlier —
+            e.g. a file name holding a newline — or before a crash is never trusted).
         new_output_files: files that appeared in ``output/`` (POSIX paths relative to it, sorted).
         duration_s: wall time of the run, in seconds.
     """
@@ -169,7 +171,8 @@ class _OutputPump:
     def _run(self) -> None:
         for raw in iter(lambda: self._stream.readline(_LINE_LIMIT_BYTES), b""):
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            self.reported = parse_reported(line) or self.reported
+            if line.strip():  # only the LAST non-empty line may report: earlier ones can be forged by file names
+                self.reported = parse_reported(line)
             if self._written < _LOG_LIMIT_BYTES:
                 self._written += len(raw)
                 try:
@@ -331,5 +334,5 @@ def run_task(code_path: Path, workspace: WorkspaceLayoutLike, task_id: str, *, t
                   f" | interceptions {len(interceptions)} | {duration:.2f}s\n")
     return RunResult(
         returncode=returncode, timed_out=outcome == "timeout", cancelled=outcome == "cancelled", log_path=log_path,
-        isolation=mode, interceptions=interceptions, reported=pump.reported,
+        isolation=mode, interceptions=interceptions, reported=pump.reported if returncode == 0 else None,
         new_output_files=tuple(sorted(_output_files(output) - before)), duration_s=duration)

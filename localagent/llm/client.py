@@ -339,7 +339,7 @@ def _completion_text(response: Any) -> str:
     content = getattr(getattr(choices[0], "message", None), "content", None)
     if not isinstance(content, str):
         raise ModelAPIError("模型的回答里没有文本内容。", "The model's answer has no text content.", status=200)
-    return content
+    return _clean_text(content)
 
 
 def _chunk_text(chunk: Any) -> str:
@@ -347,7 +347,12 @@ def _chunk_text(chunk: Any) -> str:
     if not isinstance(choices, list) or not choices:
         return ""
     content = getattr(getattr(choices[0], "delta", None), "content", None)
-    return content if isinstance(content, str) else ""
+    return _clean_text(content) if isinstance(content, str) else ""
+
+
+def _clean_text(text: str) -> str:
+    """Replace lone surrogates (invalid UTF-16 halves a provider may send) so the text can be printed and saved."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _tokens(usage: Any, name: str) -> int:

@@ -208,7 +208,7 @@ def rename_case_only(source: Path | str, target: Path | str) -> None:
     src, dst = Path(source), Path(target)
     if os.path.lexists(dst) and not _same_entry(src, dst):
         raise FileExistsError(errno.EEXIST, "target exists", str(dst))
-    tmp = src.parent / f".{src.name[:80]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    tmp = src.parent / _temp_name(src.name)
     _publish_no_replace(src, tmp)
     try:
         _publish_no_replace(tmp, dst)
@@ -262,10 +262,16 @@ def _hard_link(source: Path, target: Path) -> None:
         os.link(source, target)
 
 
+def _temp_name(name: str) -> str:
+    """``.<start of name>.<12 hex>.latmp``, at most 100 bytes of UTF-8 (a CJK name's 80 characters are 240)."""
+    start = name[:80].encode("utf-8", "surrogatepass")[:80].decode("utf-8", "ignore")
+    return f".{start}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+
+
 def _open_temp(directory: Path, name: str) -> tuple[int, Path]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(100):
-        tmp = directory / f".{name[:80]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+        tmp = directory / _temp_name(name)
         try:
             return os.open(tmp, flags, 0o666), tmp  # 0o666 & ~umask, like a normal new file
         except FileExistsError:

@@ -4,12 +4,17 @@ Backups live in ``<workspace>/.localagent/backups/`` and are named after the see
 ``relative_path.replace("/", "__") + "." + yyyyMMdd-HHmmss + ".bak"``; a second
 backup of the same file within one second gets ``-1``, ``-2``… before ``.bak``.
 A backup is never overwritten (each is published with no-replace semantics).
+When that name would pass the file systems' 255-byte limit (a deeply nested file),
+the middle of the flattened path is cut and ``~`` plus 12 hex digits of the SHA-256
+of the full relative path take its place, so names stay unique and short; the
+journal stores the name actually used, so undo finds it either way.
 Only this module and the journal write under ``.localagent/``; the access policy
 refuses that folder to every tool.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from datetime import datetime
@@ -25,6 +30,8 @@ if TYPE_CHECKING:
 PRODUCT_DIR = ".localagent"
 BACKUP_DIR = "backups"
 _MAX_COLLISIONS = 1000
+MAX_BACKUP_NAME_BYTES = 255
+_HASH_DIGITS = 12
 _REPARSE_POINT = 0x400  # Windows FILE_ATTRIBUTE_REPARSE_POINT: symlinks and junctions
 
 
@@ -62,20 +69,45 @@ def product_dir(root: Path | str, *parts: str) -> Path:
 
 
 def backup_name(relative_path: str, when: datetime, collision: int = 0) -> str:
-    """Return the seed's backup file name.
+    """Return the seed's backup file name, shortened only when it would pass 255 bytes.
 
     Args:
         relative_path: workspace-relative path (``/`` or ``\\`` separated).
         when: the backup time (local time, second precision).
-        collision: 0 for the first backup in that second, then 1, 2…
+        collision: 0 for the first backup in that second, then 1, 2… (below 1000).
 
     Returns:
-        e.g. ``"src__main.cpp.20240102-030405.bak"`` or ``"…030405-1.bak"``.
+        e.g. ``"src__main.cpp.20240102-030405.bak"`` or ``"…030405-1.bak"``; for a path too
+        long for one name, its start and end around ``~`` and 12 hex digits of the path's
+        SHA-256 (``"a__b…~0123456789ab~…__x.txt.20240102-030405.bak"``). Never over
+        :data:`MAX_BACKUP_NAME_BYTES` bytes of UTF-8; never a separator.
     """
-    flat = relative_path.replace("\\", "/").strip("/").replace("/", "__")
+    clean = relative_path.replace("\\", "/").strip("/")
+    flat = clean.replace("/", "__")
     stamp = when.strftime("%Y%m%d-%H%M%S")
-    tail = f"-{collision}" if collision else ""
-    return f"{flat}.{stamp}{tail}.bak"
+    tail = f".{stamp}-{collision}.bak" if collision else f".{stamp}.bak"
+    if _utf8_len(flat) + _utf8_len(tail) <= MAX_BACKUP_NAME_BYTES:
+        return flat + tail
+    digest = hashlib.sha256(clean.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_DIGITS]
+    marker = f"~{digest}~"
+    room = MAX_BACKUP_NAME_BYTES - _utf8_len(tail) - len(marker)
+    head = _cut_utf8(flat, room // 2)
+    end = _cut_utf8(flat[::-1], room - _utf8_len(head))[::-1]
+    return head + marker + end + tail
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _cut_utf8(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` (whole characters) that fits in ``limit`` bytes of UTF-8."""
+    used = 0
+    for index, ch in enumerate(text):
+        used += _utf8_len(ch)
+        if used > limit:
+            return text[:index]
+    return text
 
 
 def backup_file(policy: AccessPolicy, path: Path | str, *, now: datetime | None = None) -> Path:

@@ -108,6 +108,55 @@ def _is_ignorable(ch: str) -> bool:
             or 0xFE00 <= code <= 0xFE0F or code == 0xFFA0)
 
 
+# Characters that draw nothing (or look like nothing) on screen, outside the Cc/Cf/Cs/Zl/Zp categories:
+# Hangul fillers, the combining grapheme joiner, Khmer inherent vowels, the Braille blank.
+_INVISIBLE_CODES = frozenset({0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0})
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+# Spaces a user can tell from a word gap: the ASCII space and the CJK full-width space.
+_VISIBLE_SPACES = frozenset({" ", "\u3000"})
+
+
+def _is_variation_selector(code: int) -> bool:
+    return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF or 0x180B <= code <= 0x180F
+
+
+def is_invisible_char(ch: str) -> bool:
+    """Return True for a character that shows nothing, or passes for another, in a file name.
+
+    Control (Cc), format (Cf: bidi controls U+202A–U+202E and U+2066–U+2069, marks U+200E/U+200F,
+    zero-width U+200B–U+200D, U+FEFF, soft hyphen U+00AD, tags…), surrogate (Cs), line and
+    paragraph separators, spaces other than U+0020 and U+3000 (U+00A0, U+2000–U+200A…), Hangul
+    fillers, U+034F and the Braille blank. Variation selectors are judged by :func:`spoofing_char`
+    because they are fine after an emoji.
+    """
+    category = unicodedata.category(ch)
+    if category in _INVISIBLE_CATEGORIES or ord(ch) in _INVISIBLE_CODES:
+        return True
+    return category == "Zs" and ch not in _VISIBLE_SPACES
+
+
+def spoofing_char(name: str) -> str | None:
+    r"""Return the first character of ``name`` that hides or fakes what the name looks like, or None.
+
+    Invisible characters (:func:`is_invisible_char`), a variation selector that does not follow a
+    non-ASCII symbol (``a\ufe0f.txt`` looks like ``a.txt``; ``\u2764\ufe0f.txt`` is fine), and a
+    combining mark at the start of the name (it draws on nothing). Seed 001 §8.3 "文件名必须合法".
+    """
+    for index, ch in enumerate(name):
+        if is_invisible_char(ch) or _is_hidden_mark(name, index):
+            return ch
+    return None
+
+
+def _is_hidden_mark(text: str, index: int) -> bool:
+    """A variation selector after nothing, ASCII or another selector; a combining mark at the start."""
+    ch = text[index]
+    if _is_variation_selector(ord(ch)):
+        before = text[index - 1] if index else ""
+        return not before or before.isascii() or _is_variation_selector(ord(before))
+    return index == 0 and bool(unicodedata.combining(ch))
+
+
 def windows_base_name(name: str) -> str:
     """Return ``name`` as Windows reads it: stream suffix cut, trailing dots/spaces stripped, folded.
 
@@ -137,14 +186,22 @@ def legal_name_problem(name: str) -> tuple[str, str] | None:
     """Return ``(zh, en)`` saying why ``name`` is not a legal file name on Windows or POSIX, or None.
 
     Rules (seed 001 §8.3 "文件名必须合法", on every OS): not empty, not ``.``/``..``, none of
-    ``/ \\ : * ? " < > |``, no control characters, no trailing dot or space, not a reserved device
-    name, at most 255 bytes of UTF-8.
+    ``/ \\ : * ? " < > |``, no control characters, no invisible or look-alike characters (bidi
+    controls, zero-width characters, odd spaces: :func:`spoofing_char`), no trailing dot or space,
+    not a reserved device name, at most 255 bytes of UTF-8. Only new names are judged: an existing
+    file with such a name may still be read, listed, moved or deleted.
     """
     if not name or name in (".", ".."):
         return ("文件名为空或无效", "the file name is empty or invalid")
     if any(ch in _ILLEGAL_CHARS or ord(ch) < 32 or ord(ch) == 127 for ch in name):
         return ("文件名含有非法字符（/ \\ : * ? \" < > | 或控制字符）",
                 "the file name contains an illegal character (/ \\ : * ? \" < > | or a control character)")
+    odd = spoofing_char(name)
+    if odd is not None:
+        code = f"U+{ord(odd):04X}"
+        return (f"文件名含有不可见或易混淆的字符（{code}，如方向控制符、零宽字符），可能伪装成别的名字",
+                f"the file name contains an invisible or look-alike character ({code}, such as a direction "
+                "control or a zero-width character) that can disguise the name")
     if name[-1] in ". ":
         return ("文件名不能以点或空格结尾", "a file name must not end with a dot or a space")
     if is_reserved_name(name):
@@ -325,9 +382,25 @@ def split_names(text: str) -> list[str]:
 
 
 def show(text: str) -> str:
-    """Return ``text`` safe for a message: at most 200 characters, control characters escaped."""
-    safe = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text[:200])
+    r"""Return ``text`` safe for a message: at most 200 characters, control and invisible characters escaped.
+
+    ``"report\u202efdp.txt"`` is shown as ``report\\u202efdp.txt``, so a bidi override or a
+    zero-width character in an existing name cannot make a message lie about the name
+    (:func:`is_invisible_char`; a stray variation selector too).
+    """
+    cut = text[:200]
+    safe = "".join(_show_char(cut, i) for i in range(len(cut)))
     return safe + ("…" if len(text) > 200 else "")
+
+
+def _show_char(text: str, index: int) -> str:
+    ch = text[index]
+    if ch in _VISIBLE_SPACES or (ch.isprintable() and not is_invisible_char(ch) and not _is_hidden_mark(text, index)):
+        return ch
+    escaped = repr(ch)[1:-1]
+    if escaped != ch:
+        return escaped
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
 
 
 def text_problem(text: str, *, on_windows: bool) -> tuple[str, str] | None:
