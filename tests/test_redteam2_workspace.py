@@ -1,6 +1,6 @@
 """Red team 2: workspace actions through the CLI (Unicode names, case, journal, backups, big reads).
 
-Run in-process through ``localagent.ui.cli.main`` with no model key. Findings are ``xfail(strict=True)``.
+Run in-process through ``localagent.ui.cli.main`` with no model key. Findings were ``xfail(strict=True)`` until fixed; variants live in test_unicode_names.py.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from localagent.ui.cli import main
+from localagent.workspace.layout import SUBFOLDERS
 
 
 def act(capsys, root: Path, sentence: str) -> tuple[int, dict]:
@@ -90,8 +91,6 @@ def test_localagent_symlinked_outside_gets_no_backup(tmp_path, capsys):
     assert list(evil.iterdir()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="REDTEAM2: backups.backup_name flattens the whole relative path into one "
-                   "file name; a file whose path is >~235 bytes can never be modified ('File name too long')")
 def test_deeply_nested_file_can_be_modified(tmp_path, capsys):
     rel = "/".join(f"folder_number_{n}_with_a_long_name" for n in range(8)) + "/x.txt"
     (tmp_path / rel).parent.mkdir(parents=True)
@@ -101,19 +100,16 @@ def test_deeply_nested_file_can_be_modified(tmp_path, capsys):
     assert (tmp_path / rel).read_text(encoding="utf-8") == "bye\n"
 
 
-@pytest.mark.xfail(strict=True, reason="REDTEAM2: new names with bidi overrides / zero-width characters are "
-                   "accepted: 'report\\u202efdp.txt' shows as 'reporttxt.pdf', 'a\\u200b.txt' looks like 'a.txt'")
 @pytest.mark.parametrize("sentence", ["把 a.txt 重命名为 report\u202efdp.txt", "新建文件 \u202egnp.txt",
                                       "新建文件 b\u200b.txt"])
 def test_spoofing_characters_in_new_names_are_refused(tmp_path, capsys, sentence):
     (tmp_path / "a.txt").write_text("a\n", encoding="utf-8")
     code, _ = act(capsys, tmp_path, sentence)
     assert code == 7
-    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["a.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".") and p.name not in SUBFOLDERS) \
+        == ["a.txt"]
 
 
-@pytest.mark.xfail(strict=True, reason="REDTEAM2: a name typed in NFC ('\\u00e9.txt') does not find the NFD file "
-                   "on disk ('e\\u0301.txt', as macOS/copied files store it): 找不到")
 def test_nfc_name_finds_nfd_file(tmp_path, capsys):
     (tmp_path / "e\u0301.txt").write_text("hello\n", encoding="utf-8")
     code, action = act(capsys, tmp_path, "读取 \u00e9.txt")

@@ -51,6 +51,7 @@ from localagent.tools.types import (
     WorkspaceToolResult,
     WorkspaceToolRisk,
 )
+from localagent.workspace.name_lookup import nfc, normalization_matches
 
 if TYPE_CHECKING:
     from localagent.config import Settings
@@ -425,6 +426,11 @@ class WorkspaceController:
         policy = self._ctx.policy
         try:
             absolute = policy.resolve(path)
+            if not absolute.exists():
+                twins = normalization_matches(policy, path)
+                if len(twins) > 1:
+                    return self._ask_which(kind, path, self._infos(twins))
+                absolute = policy.resolve(twins[0]) if twins else absolute
             if absolute.exists():
                 return policy.to_relative_path(absolute), absolute.is_dir()
         except PathDenied as error:
@@ -434,13 +440,30 @@ class WorkspaceController:
         if len(found) == 1:
             return found[0].relative_path, False
         if found:
-            self._context.remember(tuple(found))
-            message = tr(self.lang, f"有 {len(found)} 个文件叫 {path}，请用“第几个”指定：",
-                         f"{len(found)} files are named {path}; say which one (\"the first one\"…):")
-            listed = WorkspaceToolResult(success=False, message=message, files=tuple(found))
-            return outcome(make_plan(kind), "failed", listed, message)
+            return self._ask_which(kind, path, found)
         message = tr(self.lang, f"找不到：{path}", f"Not found: {path}")
         return outcome(make_plan(kind, relative_target_path=path), "failed", failure(message), message)
+
+    def _ask_which(self, kind: str, path: str, found: list[WorkspaceFileInfo]) -> ActionOutcome:
+        """Several files answer to ``path``: list them; "第几个" picks one (seed 001 §15)."""
+        self._context.remember(tuple(found))
+        message = tr(self.lang, f"有 {len(found)} 个文件叫 {path}，请用“第几个”指定：",
+                     f"{len(found)} files are named {path}; say which one (\"the first one\"…):")
+        listed = WorkspaceToolResult(success=False, message=message, files=tuple(found))
+        return outcome(make_plan(kind), "failed", listed, message)
+
+    def _infos(self, relative_paths: list[str]) -> list[WorkspaceFileInfo]:
+        """File infos of existing workspace paths (each resolved by the policy again)."""
+        import os
+
+        from localagent.tools.read_tools import file_info
+
+        infos = []
+        for rel in relative_paths:
+            absolute = self._ctx.policy.resolve(rel)
+            st = os.lstat(absolute)
+            infos.append(file_info(self._ctx, absolute, st, is_dir=absolute.is_dir()))
+        return infos
 
     def _existing(self, request: WorkspaceRequest) -> str | None:
         """The first reading of the path phrase that exists in the workspace, longest first (else None)."""
@@ -452,21 +475,24 @@ class WorkspaceController:
     def _exists(self, path: str) -> bool:
         """A bare word counts as a workspace path only if it names something there (seed 001 §12)."""
         try:
-            if self._ctx.policy.resolve(path).exists():
+            if self._ctx.policy.resolve(path).exists() or normalization_matches(self._ctx.policy, path):
                 return True
         except (PathDenied, OSError, ValueError):
             return False
         return bool(self._by_name(path))
 
     def _by_name(self, name: str) -> list[WorkspaceFileInfo]:
-        """Indexed files whose name (or name without suffix) is exactly ``name``, case-folded."""
+        """Indexed files whose name (or name without suffix) is exactly ``name``, case-folded, in NFC.
+
+        NFC on both sides: ``\u00e9.txt`` as typed finds ``e\u0301.txt`` as macOS stores it.
+        """
         if "/" in name or "\\" in name:
             return []
-        key = name.casefold()
+        key = nfc(name).casefold()
         index = self._index()
         files = index.all_files() if index is not None else ()
-        exact = [f for f in files if f.file_name.casefold() == key]
-        return exact or [f for f in files if f.file_name.casefold().rsplit(".", 1)[0] == key]
+        exact = [f for f in files if nfc(f.file_name).casefold() == key]
+        return exact or [f for f in files if nfc(f.file_name).casefold().rsplit(".", 1)[0] == key]
 
 
 def _default_model() -> str:

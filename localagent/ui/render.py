@@ -74,8 +74,14 @@ def render_plan(task: "Task", layout: Any, lang: str) -> str:
         tr(lang, "  2) 我来处理（在沙箱里运行，不联网，原文件不变）",
            "  2) I process them (in a sandbox, no network, originals unchanged)"),
         tr(lang, f"  3) 去 {layout.output} 取结果", f"  3) Take the results from {layout.output}"),
-        "", tr(lang, "执行计划：", "Plan:"), task.plan.strip(), "",
+        "", render_plan_body(task, lang),
     ]
+    return "\n".join(lines)
+
+
+def render_plan_body(task: "Task", lang: str) -> str:
+    """Return the plan, the risks, the checks line and the code file (seed 000 step 5), shared with the window."""
+    lines = [tr(lang, "执行计划：", "Plan:"), task.plan.strip(), ""]
     if task.risks:
         lines.append(tr(lang, "风险提示：", "Risks:"))
         lines.extend(f"  - {risk}" for risk in task.risks)

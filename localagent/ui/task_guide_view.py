@@ -17,7 +17,7 @@ from tkinter import scrolledtext, ttk
 from typing import TYPE_CHECKING, Any, Callable
 
 from localagent.i18n import tr
-from localagent.ui.render import render_checks, render_result
+from localagent.ui.render import render_plan_body, render_result
 
 if TYPE_CHECKING:
     from localagent.agent.task import Task
@@ -29,14 +29,7 @@ STATUS_COLOURS = {"success": "#1e7b34", "partial": "#b9770e", "failed": RED, "bl
 
 def plan_text(task: "Task", lang: str) -> str:
     """Return the plan block: plan, risks, the checks line and the code file (seed 000 step 5)."""
-    lines = [tr(lang, "执行计划：", "Plan:"), task.plan.strip(), ""]
-    if task.risks:
-        lines.append(tr(lang, "风险提示：", "Risks:"))
-        lines.extend(f"  - {risk}" for risk in task.risks)
-        lines.append("")
-    lines.append(render_checks(task, lang))
-    lines.append(tr(lang, f"代码：{task.code_path}", f"Code: {task.code_path}"))
-    return "\n".join(lines)
+    return render_plan_body(task, lang)
 
 
 def violation_text(task: "Task", lang: str) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from localagent.errors import EXIT_BLOCKED, EXIT_OK, EXIT_PLAN_PENDING, EXIT_TASK_FAILED
 from localagent.i18n import tr
+from localagent.workspace.pathnames import escape_invisible as _esc
 
 if TYPE_CHECKING:
     from localagent.agent.workspace_controller import ActionOutcome
@@ -53,12 +54,12 @@ def render_action(action: ActionOutcome, lang: str) -> list[str]:
     if action.status == "pending":
         lines += _pending_lines(action, lang)
     elif action.message:
-        lines.append(action.message)
+        lines += [_esc(line) for line in action.message.splitlines()]
     if result is None:
         return lines
-    lines += [f"{m.path}:{m.line}: {m.snippet}" for m in result.matches]
+    lines += [f"{_esc(m.path)}:{m.line}: {m.snippet}" for m in result.matches]
     if result.files and not result.matches:
-        lines += [f"{n}. {f.relative_path}{'/' if f.is_directory else ''}" for n, f in enumerate(result.files, 1)]
+        lines += [f"{n}. {_esc(f.relative_path)}{'/' if f.is_directory else ''}" for n, f in enumerate(result.files, 1)]
     if plan.type.value in _SHOW_TEXT and result.success and result.output_text:
         text = result.output_text.splitlines()
         lines += text[:MAX_SHOWN_LINES]
@@ -70,11 +71,11 @@ def render_action(action: ActionOutcome, lang: str) -> list[str]:
 
 def _pending_lines(action: ActionOutcome, lang: str) -> list[str]:
     plan = action.plan
-    paths = " → ".join(p for p in (plan.relative_source_path, plan.relative_target_path) if p)
-    lines = [tr(lang, f"操作：{plan.title}", f"Action: {plan.title}"),
+    paths = _esc(" → ".join(p for p in (plan.relative_source_path, plan.relative_target_path) if p))
+    lines = [tr(lang, f"操作：{_esc(plan.title)}", f"Action: {_esc(plan.title)}"),
              tr(lang, f"路径：{paths}", f"Path: {paths}"),
              tr(lang, f"风险：{plan.risk.label_zh}（{plan.risk.label}）", f"Risk: {plan.risk.label}")]
-    lines += [tr(lang, f"注意：{w}", f"Warning: {w}") for w in plan.warnings]
+    lines += [tr(lang, f"注意：{_esc(w)}", f"Warning: {_esc(w)}") for w in plan.warnings]
     detail = plan.description.splitlines()[1:]
     if detail:
         lines.append(tr(lang, "变更摘要：", "Change summary:"))

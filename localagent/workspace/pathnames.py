@@ -386,11 +386,20 @@ def show(text: str) -> str:
 
     ``"report\u202efdp.txt"`` is shown as ``report\\u202efdp.txt``, so a bidi override or a
     zero-width character in an existing name cannot make a message lie about the name
-    (:func:`is_invisible_char`; a stray variation selector too).
+    (:func:`escape_invisible`).
     """
-    cut = text[:200]
-    safe = "".join(_show_char(cut, i) for i in range(len(cut)))
-    return safe + ("…" if len(text) > 200 else "")
+    return escape_invisible(text[:200]) + ("…" if len(text) > 200 else "")
+
+
+def escape_invisible(text: str) -> str:
+    r"""Return ``text`` with control and invisible characters written as escapes (``\u202e``, ``\n``).
+
+    Escaped: what :func:`is_invisible_char` names and a stray variation selector or leading
+    combining mark; everything visible (CJK, accents, emoji) is kept. Any length.
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(_show_char(text, i) for i in range(len(text)))
 
 
 def _show_char(text: str, index: int) -> str:
