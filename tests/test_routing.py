@@ -61,3 +61,9 @@ def test_chat_sentences_never_touch_the_workspace(capsys, project, sentence):
     assert "LLM_API_KEY" in doc["error"]["message"]
     assert doc["action"] is None and doc["task"] is None
     assert tree_digest(project) == before
+
+
+def test_json_error_after_classification_still_names_the_intent(capsys, project):
+    code, doc = run_json(capsys, "-p", "今天天气怎么样", "--workspace", str(project))
+    assert code == 2 and doc["error"]["exit_code"] == 2
+    assert doc["intent"]["label"] == "chat" and doc["intent"]["source"] == "rules"

@@ -41,6 +41,7 @@ class Session:
         client: the model client, or ``None`` when no key is configured.
         cancel_event: set to cancel model waits and running tasks.
         controller: the seed 001 workspace controller (direct file requests), if wired.
+        last_intent: the last sentence's classification (kept for error reports after it).
     """
 
     settings: "Settings"
@@ -49,6 +50,7 @@ class Session:
     client: "LLMClient | None"
     cancel_event: threading.Event = field(default_factory=threading.Event)
     controller: Any = None
+    last_intent: "IntentResult | None" = None
 
     @property
     def metrics_path(self) -> Path:
@@ -156,11 +158,13 @@ def handle_sentence(session: Session, sentence: str, on_event: EventSink = ignor
     from localagent.intent.labels import CHAT
 
     text = validate_sentence(sentence, session.lang)
+    session.last_intent = None
     on_event(StepEvent(step="intent", status="started"))
     intent = classify(text, session.client, session.settings.intent_model_name)
     action = _offer_to_controller(session, text, intent)
     if action is not None and intent.label == CHAT:
         intent = _direct_request_intent()
+    session.last_intent = intent
     label = tr(session.lang, "执行任务" if intent.is_execution else "普通对话", "task" if intent.is_execution else "chat")
     on_event(StepEvent(step="intent", status="done", detail=f"{label}: {intent.reason_in(session.lang)}"))
     if action is not None:

@@ -115,8 +115,8 @@ def run_once(settings: Any, lang: str, sentence: str, *, workspace: str | None, 
         code = _finish_outcome(session, outcome, yes=yes, as_json=as_json)
     except LocalAgentError as error:
         if as_json:
-            print(json.dumps(outcome_json(outcome, error=error, exit_code=error.exit_code, lang=lang),
-                             ensure_ascii=False, indent=2))
+            print(json.dumps(outcome_json(outcome, error=error, exit_code=error.exit_code, lang=lang,
+                                          intent=session.last_intent), ensure_ascii=False, indent=2))
             return error.exit_code
         raise
     if as_json:

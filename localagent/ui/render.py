@@ -117,14 +117,15 @@ def render_result(task: "Task", lang: str) -> str:
 
 
 def outcome_json(outcome: "Outcome | None", *, error: "LocalAgentError | None" = None,
-                 exit_code: int = 0, lang: str = "zh") -> dict[str, Any]:
+                 exit_code: int = 0, lang: str = "zh", intent: Any = None) -> dict[str, Any]:
     """Return the stable JSON document of ``--output-format json``.
 
     Keys: ``intent {label, confidence, reason, source}``, ``answer``, ``task``,
-    ``action``, ``error {type, message, exit_code}``, ``exit_code``.
+    ``action``, ``error {type, message, exit_code}``, ``exit_code``. ``intent`` names the
+    classification when an error ended the run after it (``outcome`` is then ``None``).
     """
-    doc: dict[str, Any] = {"intent": None, "answer": None, "task": None, "action": None, "error": None,
-                           "exit_code": exit_code}
+    doc: dict[str, Any] = {"intent": intent.to_json() if intent is not None else None, "answer": None,
+                           "task": None, "action": None, "error": None, "exit_code": exit_code}
     if outcome is not None:
         doc["intent"] = outcome.intent.to_json()
         doc["answer"] = outcome.answer if outcome.kind == "chat" else None
