@@ -166,7 +166,10 @@ def handle_sentence(session: Session, sentence: str, on_event: EventSink = ignor
         intent = _direct_request_intent()
     session.last_intent = intent
     label = tr(session.lang, "执行任务" if intent.is_execution else "普通对话", "task" if intent.is_execution else "chat")
-    on_event(StepEvent(step="intent", status="done", detail=f"{label}: {intent.reason_in(session.lang)}"))
+    from localagent.workspace.pathnames import escape_invisible  # the reason quotes the user's words
+
+    on_event(StepEvent(step="intent", status="done",
+                       detail=f"{label}: {escape_invisible(intent.reason_in(session.lang))}"))
     if action is not None:
         return Outcome(kind="workspace", intent=intent, action=action)
     if intent.label == CHAT:

@@ -61,9 +61,11 @@ def render_intent(outcome: "Outcome", lang: str) -> str:
     intent = outcome.intent
     label = tr(lang, "执行任务" if intent.label == "execution" else "普通对话",
                "task" if intent.label == "execution" else "chat")
-    return tr(lang, f"判定：{label}（置信度 {intent.confidence:.2f}，来源 {intent.source}）— {intent.reason}",
-              f"Intent: {label} (confidence {intent.confidence:.2f}, source {intent.source}) — "
-              f"{intent.reason_in(lang)}")
+    from localagent.workspace.pathnames import escape_invisible  # the reason quotes the user's words
+
+    reason = escape_invisible(intent.reason_in(lang))
+    return tr(lang, f"判定：{label}（置信度 {intent.confidence:.2f}，来源 {intent.source}）— {reason}",
+              f"Intent: {label} (confidence {intent.confidence:.2f}, source {intent.source}) — {reason}")
 
 
 def render_plan(task: "Task", layout: Any, lang: str) -> str:
