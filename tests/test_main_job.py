@@ -223,7 +223,7 @@ def test_huge_sentence_is_refused_plainly(tmp_path, capsys):
     ws = make_workspace(tmp_path / "ws")
     code, _, err = run_cli(capsys, "-p", "复制图片" * 25_000, "--workspace", str(ws))
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert list((ws / "output").iterdir()) == []
+    assert not (ws / "output").exists() or list((ws / "output").iterdir()) == []
 
 
 def test_workspace_missing_or_file_or_system(tmp_path, capsys):
@@ -262,3 +262,16 @@ def test_name_collision_in_output_keeps_both(tmp_path, capsys):
     assert code == 0
     assert (ws / "output" / "img_0.png").read_bytes() == b"older result"
     assert (ws / "output" / "img_0 (1).png").read_bytes() == (ws / "input" / "img_0.png").read_bytes()
+
+
+def test_workspace_actions_add_no_folders_to_a_project(tmp_path, capsys):
+    """--workspace on a project: searching and reading create nothing; the first code task makes the folders."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "README.md").write_text("# demo\n", encoding="utf-8")
+    code, _, _ = run_cli(capsys, "-p", "搜索 README", "--workspace", str(project))
+    assert code == 0
+    assert sorted(p.name for p in project.iterdir()) == ["README.md"]
+    code, _, _ = run_cli(capsys, "-p", "把这个文件夹里的图片复制一份", "--workspace", str(project), "--yes")
+    assert code == 0
+    assert {"input", "output", "logs"} <= {p.name for p in project.iterdir()}

@@ -95,7 +95,10 @@ def build_session(settings: "Settings", *, lang: str, workspace: str | Path | No
     Args:
         settings: merged settings; lang: ``"zh"``/``"en"``.
         workspace: folder to use; defaults to ``settings.workspace`` (``./workspace``).
-        create_missing: create a missing workspace (True for the default, False for ``--workspace``).
+        create_missing: create a missing workspace and its ``input/``, ``output/``, ``logs/`` now (True
+            for the default ``./workspace``); False for ``--workspace``: it must exist, and the
+            working folders are made by the first code task, so a project folder used only for
+            workspace actions gains nothing.
         on_event: receives retry events from the model client.
 
     Returns:
@@ -106,7 +109,8 @@ def build_session(settings: "Settings", *, lang: str, workspace: str | Path | No
     """
     from localagent.workspace.layout import prepare_workspace
 
-    layout = prepare_workspace(Path(workspace or settings.workspace), create_missing=create_missing)
+    layout = prepare_workspace(Path(workspace or settings.workspace), create_missing=create_missing,
+                               create_subfolders=create_missing)
     cancel = threading.Event()
     client = None
     if settings.has_key:

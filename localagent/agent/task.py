@@ -113,6 +113,9 @@ def prepare_task(session: "Session", sentence: str, on_event: EventSink = ignore
         ModelAPIError: the model failed, or gave no usable plan and code (exit 3).
         Aborted: cancelled while waiting for the model.
     """
+    from localagent.workspace.layout import ensure_subfolders
+
+    session.layout = ensure_subfolders(session.layout)  # seed 000 folders, created on first use
     task = Task(id=new_task_id(), sentence=sentence)
     lang = session.lang
     _step(task, on_event, "plan", "started")

@@ -223,16 +223,18 @@ def _show_metrics(settings: Any, lang: str, workspace: str | None) -> int:
 
 
 def _setup_logging(logs_dir: Any) -> None:
-    """Send LocalAgent's log lines (seed 001 §14: no keys, no contents) to ``logs/localagent.log``."""
+    """Send LocalAgent's log lines (seed 001 §14: no keys, no contents) to ``logs/localagent.log``.
+
+    The file is opened on the first line written, and lines are dropped while ``logs/`` does not
+    exist (a project folder used only for workspace actions gets no ``logs/`` of ours).
+    """
     import logging
 
     logger = logging.getLogger("localagent")
     if logger.handlers:
         return
-    try:
-        handler = logging.FileHandler(logs_dir / "localagent.log", encoding="utf-8")
-    except OSError:
-        return
+    handler = logging.FileHandler(logs_dir / "localagent.log", encoding="utf-8", delay=True)
+    handler.addFilter(lambda record: logs_dir.is_dir())
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

@@ -256,10 +256,11 @@ class WorkspaceActionsMixin:
         """Open the workspace's ``input``, ``output`` or ``logs`` folder with the open-directory tool (Low risk)."""
         from localagent.tools.open_tools import open_directory
         from localagent.tools.types import ToolContext
+        from localagent.workspace.layout import ensure_subfolders
         from localagent.workspace.policy import AccessPolicy
 
-        layout = self.session.layout
         try:
+            layout = self.session.layout = ensure_subfolders(self.session.layout)  # "put files in input" needs it
             ctx = ToolContext(policy=AccessPolicy(layout.root), lang=self.lang,
                               extra={"launcher": self.launcher} if self.launcher else {})
             result = open_directory(ctx, str(getattr(layout, kind)))

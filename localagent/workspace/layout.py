@@ -50,7 +50,8 @@ class WorkspaceLayout:
     logs: Path
 
 
-def prepare_workspace(path: str | os.PathLike[str], *, create_missing: bool) -> WorkspaceLayout:
+def prepare_workspace(path: str | os.PathLike[str], *, create_missing: bool,
+                      create_subfolders: bool = True) -> WorkspaceLayout:
     """Resolve and check a workspace folder, then make sure ``input/``, ``output/``, ``logs/`` exist.
 
     A leading ``~`` is expanded here (a person typed it in a flag or config); the result is
@@ -59,6 +60,9 @@ def prepare_workspace(path: str | os.PathLike[str], *, create_missing: bool) -> 
     Args:
         path: the folder, absolute or relative to the current directory.
         create_missing: create the folder (with parents) when it does not exist.
+        create_subfolders: create missing working folders now (default). ``False`` checks the
+            ones that exist and leaves the others to the first code task (issue 2 part 13: created
+            on first use), so pointing LocalAgent at a project for workspace actions adds nothing.
 
     Returns:
         The layout with resolved absolute paths.
@@ -90,9 +94,18 @@ def prepare_workspace(path: str | os.PathLike[str], *, create_missing: bool) -> 
         _make_dir(root, shown)
     if not root.is_dir():
         raise WorkspaceError(f"工作区不是文件夹：{shown}", f"the workspace is not a folder: {shown}")
-    folders = [_ensure_subfolder(root, name) for name in SUBFOLDERS]
+    folders = [_ensure_subfolder(root, name, create=create_subfolders) for name in SUBFOLDERS]
     _check_apart(root, folders)
     return WorkspaceLayout(root, *folders)
+
+
+def ensure_subfolders(layout: WorkspaceLayout) -> WorkspaceLayout:
+    """Create the missing ``input/``, ``output/``, ``logs/`` of a checked workspace; return the checked layout.
+
+    Raises:
+        WorkspaceError: as :func:`prepare_workspace` (the folder went away, a link appeared …).
+    """
+    return prepare_workspace(layout.root, create_missing=False, create_subfolders=True)
 
 
 def _system_error(shown: str) -> WorkspaceError:
@@ -108,10 +121,13 @@ def _make_dir(folder: Path, shown: str) -> None:
                              f"cannot create the workspace: {shown} ({exc.strerror or exc})") from exc
 
 
-def _ensure_subfolder(root: Path, name: str) -> Path:
-    """Return ``root/name`` as an existing folder inside ``root``; create it if absent."""
+def _ensure_subfolder(root: Path, name: str, *, create: bool = True) -> Path:
+    """Return ``root/name`` as an existing folder inside ``root``; create it if absent (or, with
+    ``create=False``, return the not-yet-existing path as it will be)."""
     entry = root / name
     if not os.path.lexists(entry):
+        if not create:
+            return entry
         _make_dir(entry, show(str(entry)))
     real = Path(os.path.realpath(entry))
     if not is_within(real, root) or len(real.parts) <= len(root.parts):
