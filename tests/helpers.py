@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 
 from localagent.ui.demo import png_bytes
 
@@ -54,3 +58,18 @@ for source in sorted(Path("input").rglob("*.png")):
         bad += 1
 print("LOCALAGENT_RESULT " + json.dumps({"succeeded": ok, "failed": bad}))
 '''
+
+
+#: Skip marker for tests that need bubblewrap (CI installs it; the reason is printed when skipped).
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+#: Both runtime layers, so each is proven on its own.
+ISOLATIONS = ["guard-only", pytest.param("bwrap", marks=needs_bwrap)]
+
+
+def sandbox_layout(tmp_path: Path) -> SimpleNamespace:
+    """Return a workspace layout (root, input, output, logs) under ``tmp_path/ws`` with the three folders made."""
+    root = (tmp_path / "ws").resolve()
+    spaces = SimpleNamespace(root=root, input=root / "input", output=root / "output", logs=root / "logs")
+    for folder in (spaces.input, spaces.output, spaces.logs):
+        folder.mkdir(parents=True)
+    return spaces

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,9 +10,7 @@ import pytest
 
 from localagent.executor.env import build_child_env, is_forbidden_name
 from localagent.executor.sandbox_runner import run_task
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-ISOLATIONS = ["guard-only", pytest.param("bwrap", marks=needs_bwrap)]
+from tests.helpers import ISOLATIONS
 
 SECRETS = {
     "LLM_API_KEY": "sk-secret-value-123",

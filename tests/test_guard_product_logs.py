@@ -6,7 +6,6 @@ A task may keep its own notes in ``logs/``; it may not write, create, truncate, 
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,9 +13,8 @@ from types import SimpleNamespace
 import pytest
 
 from localagent.executor.sandbox_runner import _product_logs, run_task
+from tests.helpers import ISOLATIONS, sandbox_layout
 
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-ISOLATIONS = ["guard-only", pytest.param("bwrap", marks=needs_bwrap)]
 EXISTING = ["task_20200101_000000_abcd.json", "task_20200101_000000_abcd.log", "security_metrics.json",
             "localagent.log", "localagent.log.1"]
 NEW = ["task_new.json", "TASK_new.log", "task_new.py", "security_metrics.json.tmp", ".security_metrics.json.a.tmp",
@@ -49,10 +47,7 @@ print("OWN NOTE OK")
 
 @pytest.fixture()
 def layout(tmp_path: Path) -> SimpleNamespace:
-    root = (tmp_path / "ws").resolve()
-    spaces = SimpleNamespace(root=root, input=root / "input", output=root / "output", logs=root / "logs")
-    for folder in (spaces.input, spaces.output, spaces.logs):
-        folder.mkdir(parents=True)
+    spaces = sandbox_layout(tmp_path)
     for name in EXISTING:
         (spaces.logs / name).write_text("ORIGINAL", encoding="utf-8")
     return spaces

@@ -8,7 +8,6 @@ a symlink swapped in during a run is still seen, in the real child too.
 from __future__ import annotations
 
 import os
-import shutil
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -19,19 +18,15 @@ from hypothesis import strategies as st
 
 from localagent.executor import path_guard
 from localagent.executor.sandbox_runner import run_task
+from tests.helpers import ISOLATIONS, sandbox_layout
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="symlinks need privileges on Windows; POSIX fast path")
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-ISOLATIONS = ["guard-only", pytest.param("bwrap", marks=needs_bwrap)]
 W = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
 
 
 @pytest.fixture()
 def layout(tmp_path: Path) -> SimpleNamespace:
-    root = (tmp_path / "ws").resolve()
-    spaces = SimpleNamespace(root=root, input=root / "input", output=root / "output", logs=root / "logs")
-    for folder in (spaces.input, spaces.output, spaces.logs):
-        folder.mkdir(parents=True)
+    spaces = sandbox_layout(tmp_path)
     (spaces.input / "a.txt").write_text("original", encoding="utf-8")
     return spaces
 
@@ -119,19 +114,19 @@ def test_task_cannot_escape_by_swapping_symlinks_in_output(layout: SimpleNamespa
     code = layout.root / "task_swap.py"
     code.write_text(textwrap.dedent("""
         import os
-        os.makedirs("output/work", exist_ok=True)
-        with open("output/work/first.txt", "w") as handle:  # output/work is resolved once
+        os.makedirs("output/job", exist_ok=True)
+        with open("output/job/first.txt", "w") as handle:  # output/job is resolved once
             handle.write("ok")
-        os.rename("output/work", "output/old")
-        os.rename("output/planted", "output/work")  # allowed: it leads to output/input for now
+        os.rename("output/job", "output/old")
+        os.rename("output/planted", "output/job")  # allowed: it leads to output/input for now
         os.rename("output/t", "output/t_old")
-        os.mkdir("output/t")  # now output/work leads to input/
-        print("LEADS TO INPUT", os.path.realpath("output/work") == os.path.realpath("input"))
-        for label, action in (("write", lambda: open("output/work/a.txt", "w").write("changed")),
-                              ("append", lambda: open("output/work/a.txt", "a").write("changed")),
-                              ("chmod", lambda: os.chmod("output/work/a.txt", 0o777)),
-                              ("remove", lambda: os.remove("output/work/a.txt")),
-                              ("mkdir", lambda: os.mkdir("output/work/new"))):
+        os.mkdir("output/t")  # now output/job leads to input/
+        print("LEADS TO INPUT", os.path.realpath("output/job") == os.path.realpath("input"))
+        for label, action in (("write", lambda: open("output/job/a.txt", "w").write("changed")),
+                              ("append", lambda: open("output/job/a.txt", "a").write("changed")),
+                              ("chmod", lambda: os.chmod("output/job/a.txt", 0o777)),
+                              ("remove", lambda: os.remove("output/job/a.txt")),
+                              ("mkdir", lambda: os.mkdir("output/job/new"))):
             try:
                 action()
                 print("ALLOWED", label)

@@ -8,7 +8,6 @@ is built), and that bubblewrap hides them at the OS layer too.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -22,9 +21,8 @@ from hypothesis import strategies as st
 from localagent.executor import guard_freeze, guard_names, path_guard, sandbox, sandbox_masks
 from localagent.executor.sandbox_runner import run_task
 from localagent.workspace import pathnames
+from tests.helpers import ISOLATIONS, needs_bwrap, sandbox_layout
 
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-ISOLATIONS = ["guard-only", pytest.param("bwrap", marks=needs_bwrap)]
 SECRET = "sk-GUARD-SECRET-0123456789"
 W = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
 
@@ -35,13 +33,10 @@ SECRET_FILES = [".env", ".ENV", ".env.local", "config/.Env", "input/.ssh/id_rsa"
 
 @pytest.fixture()
 def layout(tmp_path: Path) -> SimpleNamespace:
-    root = (tmp_path / "ws").resolve()
-    spaces = SimpleNamespace(root=root, input=root / "input", output=root / "output", logs=root / "logs")
-    for folder in (spaces.input, spaces.output, spaces.logs):
-        folder.mkdir(parents=True)
+    spaces = sandbox_layout(tmp_path)
     (spaces.input / "a.txt").write_text("plain", encoding="utf-8")
     for rel in SECRET_FILES:
-        path = root / rel
+        path = spaces.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(SECRET, encoding="utf-8")
     return spaces

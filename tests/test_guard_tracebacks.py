@@ -7,7 +7,6 @@ globals are the guard's) cannot be fetched; and no task-defined method runs insi
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,17 +14,12 @@ from types import SimpleNamespace
 import pytest
 
 from localagent.executor.sandbox_runner import run_task
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-ISOLATIONS = ["guard-only", pytest.param("bwrap", marks=needs_bwrap)]
+from tests.helpers import ISOLATIONS, sandbox_layout
 
 
 @pytest.fixture()
 def layout(tmp_path: Path) -> SimpleNamespace:
-    root = (tmp_path / "ws").resolve()
-    spaces = SimpleNamespace(root=root, input=root / "input", output=root / "output", logs=root / "logs")
-    for folder in (spaces.input, spaces.output, spaces.logs):
-        folder.mkdir(parents=True)
+    spaces = sandbox_layout(tmp_path)
     return spaces
 
 

@@ -11,14 +11,12 @@ import pytest
 
 from localagent.executor import path_guard
 from localagent.executor.sandbox_runner import run_task
+from tests.helpers import sandbox_layout
 
 
 @pytest.fixture()
 def layout(tmp_path: Path) -> SimpleNamespace:
-    root = (tmp_path / "ws").resolve()
-    spaces = SimpleNamespace(root=root, input=root / "input", output=root / "output", logs=root / "logs")
-    for folder in (spaces.input, spaces.output, spaces.logs):
-        folder.mkdir(parents=True)
+    spaces = sandbox_layout(tmp_path)
     (spaces.input / "a.txt").write_text("original", encoding="utf-8")
     return spaces
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import tarfile
 import zipfile
 from pathlib import Path
@@ -19,9 +18,8 @@ from localagent.errors import WorkspaceError
 from localagent.executor.sandbox_runner import run_task
 from localagent.safety.rule_checker import check_code
 from localagent.workspace.layout import WorkspaceLayout, prepare_workspace
+from tests.helpers import ISOLATIONS
 
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-ISOLATIONS = ["guard-only", pytest.param("bwrap", marks=needs_bwrap)]
 SECRET = "sk-REDTEAM-0123456789abcdef"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -19,17 +18,12 @@ import pytest
 from localagent.errors import SandboxUnavailable
 from localagent.executor import process_tree, sandbox
 from localagent.executor.sandbox_runner import parse_reported, run_task
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-ISOLATIONS = ["guard-only", pytest.param("bwrap", marks=needs_bwrap)]
+from tests.helpers import ISOLATIONS, needs_bwrap, sandbox_layout
 
 
 @pytest.fixture()
 def layout(tmp_path: Path) -> SimpleNamespace:
-    root = (tmp_path / "ws").resolve()
-    spaces = SimpleNamespace(root=root, input=root / "input", output=root / "output", logs=root / "logs")
-    for folder in (spaces.input, spaces.output, spaces.logs):
-        folder.mkdir(parents=True)
+    spaces = sandbox_layout(tmp_path)
     return spaces
 
 
