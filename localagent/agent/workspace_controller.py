@@ -14,8 +14,9 @@ except the fatal ones of house style §5: a model error in an analysis
 The last result list (:mod:`localagent.agent.result_context`) lets "打开第一个"
 refer to the previous search; a workspace change or a write clears it.
 
-This module is the thin seed 001 §10 interface: the workspace, the pending plan,
-the read-only actions and finding a request's subject. Planning a write and
+This module is the thin seed 001 §10 interface: the workspace, the pending plan
+and the read-only actions. Finding a request's subject ("which file do you mean",
+seed 001 §11) lives in :mod:`localagent.agent.subject_lookup`; planning a write and
 running a confirmed plan live in :mod:`localagent.agent.workspace_actions`, as
 does :class:`ActionOutcome` (still importable from here).
 """
@@ -27,7 +28,8 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from localagent.agent import analysis
-from localagent.agent.result_context import DEFAULT_MAX_IDLE_TURNS, ContextMiss, ResultContext
+from localagent.agent.result_context import DEFAULT_MAX_IDLE_TURNS, ResultContext
+from localagent.agent.subject_lookup import SubjectLookup
 from localagent.agent.workspace_actions import (
     PLANNERS,
     ActionOutcome,
@@ -41,17 +43,15 @@ from localagent.agent.workspace_actions import (
     run_confirmed,
 )
 from localagent.agent.workspace_requests import WorkspaceRequest, parse_request
-from localagent.errors import PathDenied, WorkspaceError
+from localagent.errors import WorkspaceError
 from localagent.i18n import counted, tr
 from localagent.tools.types import (
     ToolContext,
     WorkspaceActionPlan,
     WorkspaceActionType,
-    WorkspaceFileInfo,
     WorkspaceToolResult,
     WorkspaceToolRisk,
 )
-from localagent.workspace.name_lookup import nfc, normalization_matches
 
 if TYPE_CHECKING:
     from localagent.config import Settings
@@ -414,85 +414,16 @@ class WorkspaceController:
         self._pending_guard = guard
         return outcome(plan, "pending", None, plan.description.splitlines()[0] if plan.description else plan.title)
 
+    def _lookup(self) -> SubjectLookup:
+        return SubjectLookup(self._ctx, self._context, self.lang, self._index)
+
     def _locate(self, request: WorkspaceRequest, kind: str) -> tuple[str, bool] | ActionOutcome:
-        """Find the subject: an ordinal of the last list, a path, or a unique file name in the index."""
-        if request.ordinal is not None:
-            hit = self._context.resolve(request.ordinal)
-            if isinstance(hit, ContextMiss):
-                return outcome(make_plan(kind), "failed", None, hit.message(self.lang))
-            path = hit.relative_path
-        else:
-            path = self._existing(request) or request.path or "."
-        policy = self._ctx.policy
-        try:
-            absolute = policy.resolve(path)
-            if not absolute.exists():
-                twins = normalization_matches(policy, path)
-                if len(twins) > 1:
-                    return self._ask_which(kind, path, self._infos(twins))
-                absolute = policy.resolve(twins[0]) if twins else absolute
-            if absolute.exists():
-                return policy.to_relative_path(absolute), absolute.is_dir()
-        except PathDenied as error:
-            message = error.message(self.lang)
-            return outcome(make_plan(kind, relative_target_path=path), "refused", failure(message), message)
-        found = self._by_name(path)
-        if len(found) == 1:
-            return found[0].relative_path, False
-        if found:
-            return self._ask_which(kind, path, found)
-        message = tr(self.lang, f"找不到：{path}", f"Not found: {path}")
-        return outcome(make_plan(kind, relative_target_path=path), "failed", failure(message), message)
-
-    def _ask_which(self, kind: str, path: str, found: list[WorkspaceFileInfo]) -> ActionOutcome:
-        """Several files answer to ``path``: list them; "第几个" picks one (seed 001 §15)."""
-        self._context.remember(tuple(found))
-        message = tr(self.lang, f"有 {len(found)} 个文件叫 {path}，请用“第几个”指定：",
-                     f"{len(found)} files are named {path}; say which one (\"the first one\"…):")
-        listed = WorkspaceToolResult(success=False, message=message, files=tuple(found))
-        return outcome(make_plan(kind), "failed", listed, message)
-
-    def _infos(self, relative_paths: list[str]) -> list[WorkspaceFileInfo]:
-        """File infos of existing workspace paths (each resolved by the policy again)."""
-        import os
-
-        from localagent.tools.read_tools import file_info
-
-        infos = []
-        for rel in relative_paths:
-            absolute = self._ctx.policy.resolve(rel)
-            st = os.lstat(absolute)
-            infos.append(file_info(self._ctx, absolute, st, is_dir=absolute.is_dir()))
-        return infos
+        """Find the subject: an ordinal of the last list, a path, or a unique file name (:mod:`subject_lookup`)."""
+        return self._lookup().locate(request, kind)
 
     def _existing(self, request: WorkspaceRequest) -> str | None:
         """The first reading of the path phrase that exists in the workspace, longest first (else None)."""
-        for path in request.alternatives or (request.path,):
-            if path and self._exists(path):
-                return path
-        return None
-
-    def _exists(self, path: str) -> bool:
-        """A bare word counts as a workspace path only if it names something there (seed 001 §12)."""
-        try:
-            if self._ctx.policy.resolve(path).exists() or normalization_matches(self._ctx.policy, path):
-                return True
-        except (PathDenied, OSError, ValueError):
-            return False
-        return bool(self._by_name(path))
-
-    def _by_name(self, name: str) -> list[WorkspaceFileInfo]:
-        """Indexed files whose name (or name without suffix) is exactly ``name``, case-folded, in NFC.
-
-        NFC on both sides: ``\u00e9.txt`` as typed finds ``e\u0301.txt`` as macOS stores it.
-        """
-        if "/" in name or "\\" in name:
-            return []
-        key = nfc(name).casefold()
-        index = self._index()
-        files = index.all_files() if index is not None else ()
-        exact = [f for f in files if nfc(f.file_name).casefold() == key]
-        return exact or [f for f in files if nfc(f.file_name).casefold().rsplit(".", 1)[0] == key]
+        return self._lookup().existing(request)
 
 
 def _default_model() -> str:
