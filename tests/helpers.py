@@ -73,3 +73,18 @@ def sandbox_layout(tmp_path: Path) -> SimpleNamespace:
     for folder in (spaces.input, spaces.output, spaces.logs):
         folder.mkdir(parents=True)
     return spaces
+
+
+#: A model-written task that copies one image, then sleeps ~60 s (for cancel tests).
+SLOW_CODE = '''\
+import shutil
+import time
+from pathlib import Path
+
+for source in sorted(Path("input").rglob("*.png")):
+    shutil.copy2(source, Path("output") / source.name)
+    print("copied", source.name, flush=True)
+    break
+for _ in range(600):
+    time.sleep(0.1)
+'''

@@ -13,20 +13,7 @@ import psutil
 
 from tests.fake_llm.fixtures import fake_llm  # noqa: F401  (fixture)
 from tests.fake_llm.server import Reply
-from tests.helpers import make_workspace, task_reply, tree_digest
-
-SLOW_CODE = '''\
-import shutil
-import time
-from pathlib import Path
-
-for source in sorted(Path("input").rglob("*.png")):
-    shutil.copy2(source, Path("output") / source.name)
-    print("copied", source.name, flush=True)
-    break
-for _ in range(600):
-    time.sleep(0.1)
-'''
+from tests.helpers import SLOW_CODE, make_workspace, task_reply, tree_digest
 
 REPO = Path(__file__).resolve().parents[1]
 

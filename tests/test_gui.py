@@ -21,24 +21,12 @@ import pytest
 
 from tests.fake_llm.fixtures import fake_llm  # noqa: F401  (fixture)
 from tests.fake_llm.server import Reply
-from tests.helpers import make_workspace, task_reply, tree_digest
+from tests.helpers import SLOW_CODE, make_workspace, task_reply, tree_digest
 
 pytestmark = pytest.mark.gui
 
 COPY_SENTENCE = "把这个文件夹里的图片复制一份"
 KEY = "sk-gui-test-0123456789abcdef"
-SLOW_CODE = '''\
-import shutil
-import time
-from pathlib import Path
-
-for source in sorted(Path("input").rglob("*.png")):
-    shutil.copy2(source, Path("output") / source.name)
-    print("copied", source.name, flush=True)
-    break
-for _ in range(600):
-    time.sleep(0.1)
-'''
 
 
 def _start_xvfb() -> tuple[subprocess.Popen, str] | None:

@@ -14,16 +14,14 @@ import pytest
 from localagent.safety.path_uses import UNKNOWN, PathReader
 from localagent.safety.rule_checker import check_code
 from localagent.safety.security_metrics import category_of
+from tests.helpers import sandbox_layout
 
 
 @pytest.fixture(params=["no_workspace", "workspace"])
 def root(request, tmp_path: Path) -> Path | None:
     if request.param == "no_workspace":
         return None
-    ws = tmp_path / "ws"
-    for name in ("input", "output", "logs"):
-        (ws / name).mkdir(parents=True)
-    return ws
+    return sandbox_layout(tmp_path).root
 
 
 NORMAL = {

@@ -12,14 +12,12 @@ from pathlib import Path
 import pytest
 
 from localagent.safety.rule_checker import check_code
+from tests.helpers import sandbox_layout
 
 
 @pytest.fixture()
 def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    for name in ("input", "output", "logs"):
-        (root / name).mkdir(parents=True)
-    return root
+    return sandbox_layout(tmp_path).root
 
 
 BLOCKED = {

@@ -121,16 +121,10 @@ def build_session(settings: "Settings", *, lang: str, workspace: str | Path | No
             RetryEvent(attempt=attempt, limit=settings.llm_max_retries, delay_s=delay,
                        reason=error.message(lang)[:200])))
     session = Session(settings=settings, lang=lang, layout=layout, client=client, cancel_event=cancel)
-    session.controller = _build_controller(session)
+    from localagent.agent.workspace_controller import WorkspaceController
+
+    session.controller = WorkspaceController.for_session(session)
     return session
-
-
-def _build_controller(session: Session) -> Any:
-    try:
-        from localagent.agent.workspace_controller import WorkspaceController
-    except ImportError:  # the workspace controller is optional wiring
-        return None
-    return WorkspaceController.for_session(session)
 
 
 def validate_sentence(sentence: str, lang: str) -> str:

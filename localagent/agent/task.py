@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from localagent.errors import ConfigError, ModelAPIError, ParseError
+from localagent.errors import ModelAPIError, ParseError
 from localagent.events import EventSink, OutputLine, StepEvent, ignore_event
 from localagent.i18n import tr
 
@@ -175,9 +175,8 @@ def _plan_and_code(session: "Session", sentence: str) -> tuple[str, list[str], s
 
     if session.client is None:
         choice = match_template(sentence)
-        if choice is None:
-            session.settings.require_key()  # raises ConfigError naming LLM_API_KEY
-            raise ConfigError("这个任务需要模型生成代码。", "This task needs a model to write its code.")
+        if choice is None:  # only a model can write this code: the one clear line naming LLM_API_KEY (exit 2)
+            session.settings.require_key()
         plan, risks = template_plan(choice, session.lang)
         return plan, risks, render_template(choice), "template"
     return _model_plan_and_code(session, sentence)
